@@ -1,0 +1,140 @@
+// Reads the YAML config once, validates it against the JSON Schema (ajv) and
+// turns it into the typed GatewayConfig. Every problem is reported with file,
+// line, column and field path, and loading fails as a whole.
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
+import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
+import { CONFIG_SCHEMA } from './schema.js';
+import { DEFAULTS, type Binding, type GatewayConfig, type RouteConfig, type TenantPolicy } from './types.js';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+const validate = ajv.compile(CONFIG_SCHEMA);
+
+function fieldPath(instancePath: string): string {
+  const parts = instancePath.split('/').slice(1);
+  return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '') || '(top level)';
+}
+
+function position(doc: Document, lc: LineCounter, instancePath: string): string {
+  const keys = instancePath.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  for (let n = keys.length; n >= 0; n--) {
+    const node = keys.length === 0 ? doc.contents : doc.getIn(keys.slice(0, n), true);
+    if (isNode(node) && node.range) {
+      const { line, col } = lc.linePos(node.range[0]);
+      return `${line}:${col}`;
+    }
+  }
+  return '1:1';
+}
+
+function describe(e: ErrorObject): string {
+  if (e.keyword === 'additionalProperties') return `unknown field "${String(e.params.additionalProperty)}"`;
+  if (e.keyword === 'required') return `missing required field "${String(e.params.missingProperty)}"`;
+  if (e.keyword === 'enum') return `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  return e.message ?? 'is invalid';
+}
+
+function normalizePrefix(p: string | undefined): string {
+  const s = (p ?? '/').replace(/\/+$/, '');
+  return s === '' ? '' : s;
+}
+
+function tenantPolicy(t: unknown): TenantPolicy {
+  if (t === 'clear') return { mode: 'clear' };
+  if (t && typeof t === 'object' && 'set' in t) return { mode: 'set', value: String((t as { set: string }).set) };
+  return { mode: 'keep' };
+}
+
+/** Checks beyond the schema: upstream URLs readable, names unique. */
+function semanticProblems(routes: RouteConfig[]): Array<{ path: string; message: string }> {
+  const out: Array<{ path: string; message: string }> = [];
+  const names = new Set<string>();
+  routes.forEach((r, i) => {
+    if (names.has(r.name)) out.push({ path: `/routes/${i}/name`, message: `duplicate route name "${r.name}"` });
+    names.add(r.name);
+    const url = r.upstream.url;
+    const ok = r.upstream.binding === 'GRPC' ? /^(grpc:\/\/)?[^/\s]+:\d+\/?$/.test(url) : /^https?:\/\/[^\s]+$/.test(url);
+    if (!ok) {
+      const want = r.upstream.binding === 'GRPC' ? 'host:port or grpc://host:port' : 'an http:// or https:// URL';
+      out.push({ path: `/routes/${i}/upstream/url`, message: `must be ${want}` });
+    }
+  });
+  return out;
+}
+
+interface RawRoute {
+  name: string;
+  match?: { pathPrefix?: string; hosts?: string[]; tenant?: string };
+  upstream: { url: string; binding?: Binding | 'auto'; tenant?: unknown };
+  timeoutMs?: number;
+  maxBodyBytes?: number;
+  forwardHeaders?: string[];
+}
+interface RawConfig {
+  listen?: { host?: string; httpPort?: number; grpcPort?: number };
+  public?: { httpUrl?: string; grpcAddress?: string };
+  log?: { level?: string };
+  routes: RawRoute[];
+}
+
+export function routeFromRaw(r: RawRoute): RouteConfig {
+  return {
+    name: r.name,
+    pathPrefix: normalizePrefix(r.match?.pathPrefix),
+    hosts: (r.match?.hosts ?? []).map((h) => h.toLowerCase()),
+    tenant: r.match?.tenant,
+    upstream: { url: r.upstream.url, binding: r.upstream.binding ?? 'auto', tenant: tenantPolicy(r.upstream.tenant) },
+    timeoutMs: r.timeoutMs ?? DEFAULTS.timeoutMs,
+    maxBodyBytes: r.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    forwardHeaders: (r.forwardHeaders ?? []).map((h) => h.toLowerCase()),
+  };
+}
+
+/** Parses and validates YAML text; `source` names the file in messages. */
+export function parseConfig(text: string, source: string): GatewayConfig {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(doc.errors.map((e) => {
+      const { line, col } = lc.linePos(e.pos[0]);
+      return `${source}:${line}:${col}: YAML syntax: ${e.message.split('\n')[0]}`;
+    }));
+  }
+  const raw = doc.toJS() as unknown;
+  if (!validate(raw)) {
+    throw new ConfigError((validate.errors ?? []).map((e) =>
+      `${source}:${position(doc, lc, e.instancePath)}: ${fieldPath(e.instancePath)}: ${describe(e)}`));
+  }
+  const cfg = raw as unknown as RawConfig;
+  const routes = cfg.routes.map(routeFromRaw);
+  const semantic = semanticProblems(routes);
+  if (semantic.length > 0) {
+    throw new ConfigError(semantic.map((p) => `${source}:${position(doc, lc, p.path)}: ${fieldPath(p.path)}: ${p.message}`));
+  }
+  return {
+    source,
+    host: cfg.listen?.host ?? DEFAULTS.host,
+    httpPort: cfg.listen?.httpPort ?? DEFAULTS.httpPort,
+    grpcPort: cfg.listen?.grpcPort ?? DEFAULTS.grpcPort,
+    publicHttpUrl: cfg.public?.httpUrl?.replace(/\/+$/, ''),
+    publicGrpcAddress: cfg.public?.grpcAddress,
+    logLevel: cfg.log?.level ?? DEFAULTS.logLevel,
+    routes,
+  };
+}
+
+export function loadConfigFile(path: string): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError([`${path}: cannot read: ${(e as Error).message}`]);
+  }
+  return parseConfig(text, path);
+}

@@ -1,0 +1,75 @@
+// JSON Schema of the YAML config file (validated with ajv at start; see
+// README "Configuration"). Keep in step with types.ts and load.ts.
+export const CONFIG_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['routes'],
+  properties: {
+    listen: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        host: { type: 'string', minLength: 1 },
+        httpPort: { type: 'integer', minimum: 0, maximum: 65535 },
+        grpcPort: { type: 'integer', minimum: 0, maximum: 65535 },
+      },
+    },
+    public: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        httpUrl: { type: 'string', pattern: '^https?://' },
+        grpcAddress: { type: 'string', minLength: 1 },
+      },
+    },
+    log: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] } },
+    },
+    routes: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'upstream'],
+        properties: {
+          name: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' },
+          match: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              pathPrefix: { type: 'string', pattern: '^/' },
+              hosts: { type: 'array', items: { type: 'string', minLength: 1 } },
+              tenant: { type: 'string', minLength: 1 },
+            },
+          },
+          upstream: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['url'],
+            properties: {
+              url: { type: 'string', minLength: 1 },
+              binding: { enum: ['JSONRPC', 'HTTP+JSON', 'GRPC', 'auto'] },
+              tenant: {
+                oneOf: [
+                  { enum: ['keep', 'clear'] },
+                  {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: ['set'],
+                    properties: { set: { type: 'string', minLength: 1 } },
+                  },
+                ],
+              },
+            },
+          },
+          timeoutMs: { type: 'integer', minimum: 1 },
+          maxBodyBytes: { type: 'integer', minimum: 1 },
+          forwardHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },
+        },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,52 @@
+// The typed internal form of the gateway configuration. The YAML file (or the
+// CLI quick start) is parsed once into this; everything else reads only it.
+
+export type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+export const BINDINGS: readonly Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+
+/** What tenant the gateway sends upstream. */
+export type TenantPolicy = { mode: 'keep' } | { mode: 'clear' } | { mode: 'set'; value: string };
+
+export interface UpstreamConfig {
+  /** JSON-RPC endpoint URL, REST base URL, gRPC host:port, or (auto) the agent's base/card URL. */
+  url: string;
+  binding: Binding | 'auto';
+  tenant: TenantPolicy;
+}
+
+export interface RouteConfig {
+  name: string;
+  /** Normalized: starts with "/", no trailing "/" ("" for the root). */
+  pathPrefix: string;
+  /** Lower-case host names (no port); empty = any host. */
+  hosts: string[];
+  /** Only calls addressing this tenant match; undefined = any tenant. */
+  tenant: string | undefined;
+  upstream: UpstreamConfig;
+  timeoutMs: number;
+  maxBodyBytes: number;
+  /** Lower-case header names forwarded upstream besides the always-forwarded ones. */
+  forwardHeaders: string[];
+}
+
+export interface GatewayConfig {
+  /** Where the config came from, for messages ("<cli>" for the quick start). */
+  source: string;
+  host: string;
+  httpPort: number;
+  grpcPort: number;
+  /** Public base URLs used in served cards; derived from the request when absent. */
+  publicHttpUrl: string | undefined;
+  publicGrpcAddress: string | undefined;
+  logLevel: string;
+  routes: RouteConfig[];
+}
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  httpPort: 8080,
+  grpcPort: 50051,
+  timeoutMs: 30_000,
+  maxBodyBytes: 10 * 1024 * 1024,
+  logLevel: 'info',
+} as const;

@@ -1,0 +1,51 @@
+// Service parameters (spec §3.2.6, §3.6): reads A2A-Version and
+// A2A-Extensions from a case-insensitive header/metadata lookup, checks the
+// version (Major.Minor, patch ignored, empty = 0.3), and picks the headers
+// that are forwarded upstream (Authorization, W3C trace context, allow-list).
+import { A2AError } from '../errors/a2a-error.js';
+import type { ServiceParameters } from './envelope.js';
+
+export const SUPPORTED_MAJOR = 1;
+export const UPSTREAM_VERSION = '1.0';
+const ALWAYS_FORWARDED = ['authorization', 'traceparent', 'tracestate'];
+
+/** Header lookup by lower-case name; multi-valued headers are comma-joined. */
+export type HeaderGetter = (lowerName: string) => string | undefined;
+
+/** "1.0.2" → "1.0"; "" or absent → "0.3" (§3.6.2). Throws VersionNotSupported. */
+export function negotiateVersion(raw: string | undefined): string {
+  const value = (raw ?? '').trim();
+  const version = value === '' ? '0.3' : value;
+  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(version);
+  if (!m || Number(m[1]) !== SUPPORTED_MAJOR) {
+    throw A2AError.of('VERSION_NOT_SUPPORTED', `A2A version ${version} is not supported; this gateway speaks ${SUPPORTED_MAJOR}.x`, {
+      metadata: { requestedVersion: version, supportedVersions: UPSTREAM_VERSION },
+    });
+  }
+  return `${m[1]}.${m[2]}`;
+}
+
+export function splitList(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+export function readServiceParameters(
+  header: HeaderGetter,
+  allowList: readonly string[],
+  versionOverride?: string,
+): ServiceParameters {
+  const version = negotiateVersion(versionOverride ?? header('a2a-version'));
+  const forwardedHeaders: Record<string, string> = {};
+  for (const name of [...ALWAYS_FORWARDED, ...allowList]) {
+    const v = header(name);
+    if (v !== undefined) forwardedHeaders[name] = v;
+  }
+  return { version, extensions: splitList(header('a2a-extensions')), forwardedHeaders };
+}
+
+/** Headers/metadata to send upstream for these parameters (§9.2, §10.2, §11.2). */
+export function upstreamHeaders(sp: ServiceParameters): Record<string, string> {
+  const h: Record<string, string> = { ...sp.forwardedHeaders, 'a2a-version': UPSTREAM_VERSION };
+  if (sp.extensions.length > 0) h['a2a-extensions'] = sp.extensions.join(',');
+  return h;
+}

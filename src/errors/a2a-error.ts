@@ -1,0 +1,103 @@
+// Errors as data: an A2AError is one catalogue row plus the message and the
+// google.rpc.Status details (ProtoJSON `Any` objects with "@type"), so every
+// binding can write it and nothing is lost across translations (§3.3.2).
+// Also the reverse lookups used when reading an upstream's error: by
+// ErrorInfo reason first, by code second (including the older v1.0.0 codes).
+import {
+  CATALOGUE, ERROR_NAMES, GRPC_CODES, ROW_BY_GRPC, type ErrorName, type GrpcStatusName,
+} from './catalogue.js';
+import type { FieldViolation } from '../proto/violations.js';
+import type { JsonObject } from '../proto/protojson.js';
+
+export const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
+export const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
+
+export class A2AError extends Error {
+  override readonly name = 'A2AError';
+  constructor(
+    readonly errorName: ErrorName,
+    message: string,
+    readonly details: JsonObject[],
+  ) {
+    super(message);
+  }
+
+  get row() {
+    return CATALOGUE[this.errorName];
+  }
+
+  /** A new error of the catalogue, with its ErrorInfo and any extra details. */
+  static of(name: ErrorName, message?: string, opts: { metadata?: Record<string, string>; details?: JsonObject[] } = {}): A2AError {
+    const row = CATALOGUE[name];
+    const details = opts.details ?? [];
+    const info = row.domain
+      ? [{ '@type': ERROR_INFO_TYPE, reason: name, domain: row.domain, ...(opts.metadata ? { metadata: opts.metadata } : {}) }]
+      : [];
+    return new A2AError(name, message ?? row.message, [...info, ...details]);
+  }
+
+  static invalidParams(violations: FieldViolation[], message?: string): A2AError {
+    return A2AError.of('INVALID_PARAMS', message ?? CATALOGUE.INVALID_PARAMS.message, {
+      details: [{ '@type': BAD_REQUEST_TYPE, fieldViolations: violations.map((v) => ({ ...v })) }],
+    });
+  }
+
+  /**
+   * An error read from an upstream (or a caller): `name` was identified by
+   * the reader; A2A and gateway errors get their ErrorInfo if it was missing.
+   */
+  static read(name: ErrorName, message: string | undefined, details: JsonObject[]): A2AError {
+    const row = CATALOGUE[name];
+    const hasInfo = details.some((d) => d['@type'] === ERROR_INFO_TYPE);
+    const info = row.domain && !hasInfo ? [{ '@type': ERROR_INFO_TYPE, reason: name, domain: row.domain }] : [];
+    return new A2AError(name, message || row.message, [...info, ...details]);
+  }
+}
+
+/** The catalogue name an ErrorInfo in these details names (any known domain). */
+export function nameFromDetails(details: JsonObject[]): ErrorName | undefined {
+  for (const d of details) {
+    if (d['@type'] !== ERROR_INFO_TYPE) continue;
+    const reason = typeof d.reason === 'string' ? d.reason : '';
+    if ((ERROR_NAMES as string[]).includes(reason)) return reason as ErrorName;
+  }
+  return undefined;
+}
+
+const byJsonRpc = new Map<number, ErrorName>(ERROR_NAMES.map((n) => [CATALOGUE[n].jsonRpc, n]));
+
+export function nameFromJsonRpcCode(code: number): ErrorName {
+  return byJsonRpc.get(code) ?? 'INTERNAL_ERROR';
+}
+
+export function grpcNameOf(code: number): GrpcStatusName {
+  const found = (Object.keys(GRPC_CODES) as GrpcStatusName[]).find((k) => GRPC_CODES[k] === code);
+  return found ?? 'UNKNOWN';
+}
+
+export function nameFromGrpc(code: GrpcStatusName): ErrorName {
+  return ROW_BY_GRPC[code];
+}
+
+/** By HTTP status when a REST error gave no usable `status` name. */
+const HTTP_PRIMARY: Record<number, ErrorName> = {
+  400: 'INVALID_PARAMS',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'TASK_NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED',
+  500: 'INTERNAL_ERROR',
+  503: 'UPSTREAM_UNAVAILABLE',
+  504: 'UPSTREAM_TIMEOUT',
+};
+for (const n of ERROR_NAMES) for (const h of CATALOGUE[n].legacy?.http ?? []) HTTP_PRIMARY[h] = n;
+
+export function nameFromHttp(status: number): ErrorName {
+  return HTTP_PRIMARY[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'INVALID_PARAMS');
+}
+
+export function isGrpcStatusName(s: unknown): s is GrpcStatusName {
+  return typeof s === 'string' && Object.prototype.hasOwnProperty.call(GRPC_CODES, s);
+}

@@ -1,0 +1,149 @@
+// The one error catalogue: every A2A error (spec §3.3.2 with the §5.4 table),
+// every JSON-RPC 2.0 standard error (§9.5) and the gateway's own errors, each
+// with its JSON-RPC code, gRPC status, HTTP status and ErrorInfo reason.
+// `satisfies Record<ErrorName, ErrorRow>` makes a missing row or cell a
+// compile error. Bindings read this table; none keeps its own mapping.
+
+export const A2A_DOMAIN = 'a2a-protocol.org';
+export const GATEWAY_DOMAIN = 'a2a-gateway';
+
+/** gRPC status codes by name (google.rpc.Code). */
+export const GRPC_CODES = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const;
+export type GrpcStatusName = keyof typeof GRPC_CODES;
+
+export type ErrorKind = 'a2a' | 'jsonrpc' | 'gateway';
+
+export interface ErrorRow {
+  kind: ErrorKind;
+  jsonRpc: number;
+  grpc: GrpcStatusName;
+  http: number;
+  /** ErrorInfo.domain written with this error, or null for plain status errors. */
+  domain: typeof A2A_DOMAIN | typeof GATEWAY_DOMAIN | null;
+  /** Default human-readable message. */
+  message: string;
+  /** Older codes (A2A v1.0.0 tag) recognised when reading an upstream's error. */
+  legacy?: { http?: number[]; grpc?: GrpcStatusName[] };
+}
+
+export type A2AErrorName =
+  | 'TASK_NOT_FOUND'
+  | 'TASK_NOT_CANCELABLE'
+  | 'PUSH_NOTIFICATION_NOT_SUPPORTED'
+  | 'UNSUPPORTED_OPERATION'
+  | 'CONTENT_TYPE_NOT_SUPPORTED'
+  | 'INVALID_AGENT_RESPONSE'
+  | 'EXTENDED_AGENT_CARD_NOT_CONFIGURED'
+  | 'EXTENSION_SUPPORT_REQUIRED'
+  | 'VERSION_NOT_SUPPORTED';
+
+export type JsonRpcErrorName = 'PARSE_ERROR' | 'INVALID_REQUEST' | 'METHOD_NOT_FOUND' | 'INVALID_PARAMS' | 'INTERNAL_ERROR';
+
+export type GatewayErrorName =
+  | 'NO_ROUTE'
+  | 'UPSTREAM_UNAVAILABLE'
+  | 'UPSTREAM_TIMEOUT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'UNAUTHENTICATED'
+  | 'PERMISSION_DENIED'
+  | 'RESOURCE_EXHAUSTED'
+  | 'CANCELLED'
+  | 'ALREADY_EXISTS'
+  | 'ABORTED'
+  | 'OUT_OF_RANGE'
+  | 'FAILED_PRECONDITION';
+
+export type ErrorName = A2AErrorName | JsonRpcErrorName | GatewayErrorName;
+
+const a2a = (jsonRpc: number, grpc: GrpcStatusName, http: number, message: string, legacy?: ErrorRow['legacy']): ErrorRow => ({
+  kind: 'a2a', jsonRpc, grpc, http, domain: A2A_DOMAIN, message, ...(legacy ? { legacy } : {}),
+});
+const rpc = (jsonRpc: number, grpc: GrpcStatusName, http: number, message: string): ErrorRow => ({
+  kind: 'jsonrpc', jsonRpc, grpc, http, domain: null, message,
+});
+const gw = (jsonRpc: number, grpc: GrpcStatusName, http: number, message: string, own = true): ErrorRow => ({
+  kind: 'gateway', jsonRpc, grpc, http, domain: own ? GATEWAY_DOMAIN : null, message,
+});
+
+export const CATALOGUE = {
+  // A2A errors: specification.md §5.4.
+  TASK_NOT_FOUND: a2a(-32001, 'NOT_FOUND', 404, 'Task not found'),
+  TASK_NOT_CANCELABLE: a2a(-32002, 'FAILED_PRECONDITION', 400, 'Task cannot be canceled', { http: [409] }),
+  PUSH_NOTIFICATION_NOT_SUPPORTED: a2a(-32003, 'FAILED_PRECONDITION', 400, 'Push Notification is not supported'),
+  UNSUPPORTED_OPERATION: a2a(-32004, 'FAILED_PRECONDITION', 400, 'This operation is not supported', { http: [501], grpc: ['UNIMPLEMENTED'] }),
+  CONTENT_TYPE_NOT_SUPPORTED: a2a(-32005, 'INVALID_ARGUMENT', 400, 'Incompatible content types', { http: [415] }),
+  INVALID_AGENT_RESPONSE: a2a(-32006, 'INTERNAL', 500, 'Invalid agent response', { http: [502] }),
+  EXTENDED_AGENT_CARD_NOT_CONFIGURED: a2a(-32007, 'FAILED_PRECONDITION', 400, 'Extended agent card is not configured'),
+  EXTENSION_SUPPORT_REQUIRED: a2a(-32008, 'FAILED_PRECONDITION', 400, 'Extension support is required'),
+  VERSION_NOT_SUPPORTED: a2a(-32009, 'FAILED_PRECONDITION', 400, 'A2A version is not supported'),
+  // JSON-RPC 2.0 standard errors: specification.md §9.5.
+  PARSE_ERROR: rpc(-32700, 'INVALID_ARGUMENT', 400, 'Invalid JSON payload'),
+  INVALID_REQUEST: rpc(-32600, 'INVALID_ARGUMENT', 400, 'Request payload validation error'),
+  METHOD_NOT_FOUND: rpc(-32601, 'UNIMPLEMENTED', 404, 'Method not found'),
+  INVALID_PARAMS: rpc(-32602, 'INVALID_ARGUMENT', 400, 'Invalid parameters'),
+  INTERNAL_ERROR: rpc(-32603, 'INTERNAL', 500, 'Internal error'),
+  // The gateway's own errors (JSON-RPC server-error range -32050…-32069).
+  NO_ROUTE: gw(-32050, 'NOT_FOUND', 404, 'No route matches this request'),
+  UPSTREAM_UNAVAILABLE: gw(-32051, 'UNAVAILABLE', 503, 'Upstream agent is unavailable'),
+  UPSTREAM_TIMEOUT: gw(-32052, 'DEADLINE_EXCEEDED', 504, 'Upstream agent did not answer in time'),
+  PAYLOAD_TOO_LARGE: gw(-32053, 'RESOURCE_EXHAUSTED', 413, 'Request body exceeds the size limit'),
+  UNSUPPORTED_MEDIA_TYPE: gw(-32054, 'INVALID_ARGUMENT', 415, 'Unsupported request Content-Type'),
+  // Status-only errors an upstream may answer with; carried, not invented.
+  UNAUTHENTICATED: gw(-32055, 'UNAUTHENTICATED', 401, 'Unauthenticated', false),
+  PERMISSION_DENIED: gw(-32056, 'PERMISSION_DENIED', 403, 'Permission denied', false),
+  RESOURCE_EXHAUSTED: gw(-32057, 'RESOURCE_EXHAUSTED', 429, 'Resource exhausted', false),
+  CANCELLED: gw(-32058, 'CANCELLED', 499, 'Cancelled', false),
+  ALREADY_EXISTS: gw(-32059, 'ALREADY_EXISTS', 409, 'Already exists', false),
+  ABORTED: gw(-32060, 'ABORTED', 409, 'Aborted', false),
+  OUT_OF_RANGE: gw(-32061, 'OUT_OF_RANGE', 400, 'Out of range', false),
+  FAILED_PRECONDITION: gw(-32062, 'FAILED_PRECONDITION', 400, 'Failed precondition', false),
+} as const satisfies Record<ErrorName, ErrorRow>;
+
+export const ERROR_NAMES = Object.keys(CATALOGUE) as ErrorName[];
+
+export function row(name: ErrorName): ErrorRow {
+  return CATALOGUE[name];
+}
+
+/**
+ * The row a bare status code stands for when an upstream sent no ErrorInfo.
+ * Each gRPC code names one row, so the choice is explicit and total.
+ */
+export const ROW_BY_GRPC = {
+  OK: 'INTERNAL_ERROR',
+  CANCELLED: 'CANCELLED',
+  UNKNOWN: 'INTERNAL_ERROR',
+  INVALID_ARGUMENT: 'INVALID_PARAMS',
+  DEADLINE_EXCEEDED: 'UPSTREAM_TIMEOUT',
+  NOT_FOUND: 'TASK_NOT_FOUND',
+  ALREADY_EXISTS: 'ALREADY_EXISTS',
+  PERMISSION_DENIED: 'PERMISSION_DENIED',
+  RESOURCE_EXHAUSTED: 'RESOURCE_EXHAUSTED',
+  FAILED_PRECONDITION: 'FAILED_PRECONDITION',
+  ABORTED: 'ABORTED',
+  OUT_OF_RANGE: 'OUT_OF_RANGE',
+  UNIMPLEMENTED: 'UNSUPPORTED_OPERATION',
+  INTERNAL: 'INTERNAL_ERROR',
+  UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
+  DATA_LOSS: 'INTERNAL_ERROR',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+} as const satisfies Record<GrpcStatusName, ErrorName>;
