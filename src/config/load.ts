@@ -2,6 +2,7 @@
 // turns it into the typed GatewayConfig. Every problem is reported with file,
 // line, column and field path, and loading fails as a whole.
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { CONFIG_SCHEMA } from './schema.js';
@@ -72,6 +73,7 @@ interface RawRoute {
   name: string;
   match?: { pathPrefix?: string; hosts?: string[]; tenant?: string };
   upstream: { url: string; binding?: Binding | 'auto'; tenant?: unknown };
+  card?: { file?: string; url?: string };
   timeoutMs?: number;
   maxBodyBytes?: number;
   forwardHeaders?: string[];
@@ -83,13 +85,15 @@ interface RawConfig {
   routes: RawRoute[];
 }
 
-export function routeFromRaw(r: RawRoute): RouteConfig {
+/** `baseDir` resolves a relative card file against the config file's folder. */
+export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig {
   return {
     name: r.name,
     pathPrefix: normalizePrefix(r.match?.pathPrefix),
     hosts: (r.match?.hosts ?? []).map((h) => h.toLowerCase()),
     tenant: r.match?.tenant,
     upstream: { url: r.upstream.url, binding: r.upstream.binding ?? 'auto', tenant: tenantPolicy(r.upstream.tenant) },
+    card: r.card ? { ...r.card, ...(r.card.file ? { file: resolve(baseDir, r.card.file) } : {}) } : undefined,
     timeoutMs: r.timeoutMs ?? DEFAULTS.timeoutMs,
     maxBodyBytes: r.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     forwardHeaders: (r.forwardHeaders ?? []).map((h) => h.toLowerCase()),
@@ -97,7 +101,7 @@ export function routeFromRaw(r: RawRoute): RouteConfig {
 }
 
 /** Parses and validates YAML text; `source` names the file in messages. */
-export function parseConfig(text: string, source: string): GatewayConfig {
+export function parseConfig(text: string, source: string, baseDir = process.cwd()): GatewayConfig {
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -112,7 +116,7 @@ export function parseConfig(text: string, source: string): GatewayConfig {
       `${source}:${position(doc, lc, e.instancePath)}: ${fieldPath(e.instancePath)}: ${describe(e)}`));
   }
   const cfg = raw as unknown as RawConfig;
-  const routes = cfg.routes.map(routeFromRaw);
+  const routes = cfg.routes.map((r) => routeFromRaw(r, baseDir));
   const semantic = semanticProblems(routes);
   if (semantic.length > 0) {
     throw new ConfigError(semantic.map((p) => `${source}:${position(doc, lc, p.path)}: ${fieldPath(p.path)}: ${p.message}`));
@@ -136,5 +140,5 @@ export function loadConfigFile(path: string): GatewayConfig {
   } catch (e) {
     throw new ConfigError([`${path}: cannot read: ${(e as Error).message}`]);
   }
-  return parseConfig(text, path);
+  return parseConfig(text, path, dirname(resolve(path)));
 }

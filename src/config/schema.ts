@@ -65,6 +65,11 @@ export const CONFIG_SCHEMA = {
               },
             },
           },
+          card: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { file: { type: 'string', minLength: 1 }, url: { type: 'string', pattern: '^https?://' } },
+          },
           timeoutMs: { type: 'integer', minimum: 1 },
           maxBodyBytes: { type: 'integer', minimum: 1 },
           forwardHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },

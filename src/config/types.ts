@@ -23,6 +23,8 @@ export interface RouteConfig {
   /** Only calls addressing this tenant match; undefined = any tenant. */
   tenant: string | undefined;
   upstream: UpstreamConfig;
+  /** Where the upstream's Agent Card is read from, when not its well-known URI. */
+  card: { file?: string; url?: string } | undefined;
   timeoutMs: number;
   maxBodyBytes: number;
   /** Lower-case header names forwarded upstream besides the always-forwarded ones. */

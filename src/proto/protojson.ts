@@ -183,7 +183,7 @@ function scalarToJson(f: protobuf.Field, v: unknown): Json {
   const rt = f.resolvedType;
   if (rt instanceof protobuf.Enum) return rt.valuesById[v as number] ?? (v as number);
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
-  if (INT64.has(f.type)) return String(v);
+  if (INT64.has(f.type)) return typeof v === 'object' && v !== null ? (v as { toString(): string }).toString() : String(v);
   if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
   return v as Json;
 }

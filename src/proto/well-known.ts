@@ -44,7 +44,7 @@ function fraction(nanos: number): string {
 }
 
 function timestampToJson(o: ProtoObject): Json {
-  const seconds = Number(o.seconds ?? 0);
+  const seconds = int64(o.seconds);
   const nanos = Number(o.nanos ?? 0);
   const iso = new Date(seconds * 1000).toISOString(); // YYYY-MM-DDTHH:mm:ss.sssZ
   return `${iso.slice(0, 19)}${fraction(nanos)}Z`;
@@ -58,7 +58,7 @@ function durationFromJson(v: Json): ProtoObject {
 }
 
 function durationToJson(o: ProtoObject): Json {
-  const seconds = Number(o.seconds ?? 0);
+  const seconds = int64(o.seconds);
   const nanos = Number(o.nanos ?? 0);
   const neg = seconds < 0 || nanos < 0;
   return `${neg ? '-' : ''}${Math.abs(seconds)}${fraction(Math.abs(nanos))}s`;
@@ -80,13 +80,24 @@ function structFromJson(v: Json): ProtoObject {
   return { fields };
 }
 
+/** Set on the object itself: decoded protobufjs messages keep defaults on the prototype. */
+function own(o: ProtoObject, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(o, key) && o[key] != null;
+}
+
 function valueToJson(o: ProtoObject): Json {
-  if (o.structValue != null) return structToJson(o.structValue as ProtoObject);
-  if (o.listValue != null) return ((o.listValue as ProtoObject).values as ProtoObject[] | undefined ?? []).map(valueToJson);
-  if (o.stringValue != null) return o.stringValue as string;
-  if (o.numberValue != null) return o.numberValue as number;
-  if (o.boolValue != null) return o.boolValue as boolean;
+  if (own(o, 'structValue')) return structToJson(o.structValue as ProtoObject);
+  if (own(o, 'listValue')) return (((o.listValue as ProtoObject).values as ProtoObject[] | undefined) ?? []).map(valueToJson);
+  if (own(o, 'stringValue')) return o.stringValue as string;
+  if (own(o, 'numberValue')) return o.numberValue as number;
+  if (own(o, 'boolValue')) return o.boolValue as boolean;
   return null;
+}
+
+/** int64 as a JS number whether protobufjs gave a number, a string or a Long. */
+function int64(v: unknown): number {
+  if (v && typeof v === 'object' && 'toNumber' in v) return (v as { toNumber(): number }).toNumber();
+  return Number(v ?? 0);
 }
 
 function structToJson(o: ProtoObject): JsonObject {

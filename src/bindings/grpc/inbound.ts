@@ -1,0 +1,95 @@
+// gRPC inbound (spec §10): the lf.a2a.v1.A2AService service on the gateway's
+// gRPC port. Request bytes are decoded here (not by grpc-js) so that bad
+// protobuf is INVALID_ARGUMENT; service parameters come from metadata
+// (§10.2); errors go out as status + grpc-status-details-bin (§10.6).
+import * as grpc from '@grpc/grpc-js';
+import type { Binding } from '../../config/types.js';
+import { checkRequired } from '../../core/decode.js';
+import { asA2AError, type Dispatcher } from '../../core/dispatcher.js';
+import { METHODS, type MethodInfo } from '../../core/methods.js';
+import { readServiceParameters } from '../../core/service-params.js';
+import { A2AError } from '../../errors/a2a-error.js';
+import type { ProtoObject } from '../../proto/protojson.js';
+import { A2A_SERVICE } from '../../proto/registry.js';
+import type { Router } from '../../routing/router.js';
+import { toServiceError } from './status.js';
+
+const INBOUND: Binding = 'GRPC';
+const identity = (b: Buffer): Buffer => b;
+let nextId = 0;
+
+function headerGetter(md: grpc.Metadata): (name: string) => string | undefined {
+  return (name) => {
+    const values = md.get(name).filter((v): v is string => typeof v === 'string');
+    return values.length > 0 ? values.join(',') : undefined;
+  };
+}
+
+export class GrpcInbound {
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly router: Router,
+  ) {}
+
+  /** The service definition and handlers to add to a grpc.Server. */
+  service(): { definition: grpc.ServiceDefinition; handlers: grpc.UntypedServiceImplementation } {
+    const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
+    const handlers: grpc.UntypedServiceImplementation = {};
+    for (const info of METHODS.values()) {
+      definition[info.name] = {
+        path: `/${A2A_SERVICE}/${info.name}`,
+        requestStream: false,
+        responseStream: info.streaming,
+        requestSerialize: identity,
+        requestDeserialize: identity,
+        responseSerialize: identity,
+        responseDeserialize: identity,
+      };
+      handlers[info.name] = info.streaming
+        ? (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
+            call.emit('error', toServiceError(A2AError.of('UNSUPPORTED_OPERATION', `${info.name} (streaming) is not served by this gateway yet`)));
+          }
+        : (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
+            this.unary(info, call).then(
+              (bytes) => callback(null, bytes),
+              (e: unknown) => callback(toServiceError(asA2AError(e)) as grpc.ServiceError),
+            );
+          };
+    }
+    return { definition, handlers };
+  }
+
+  private async unary(info: MethodInfo, call: grpc.ServerUnaryCall<Buffer, Buffer>): Promise<Buffer> {
+    const started = process.hrtime.bigint();
+    const requestId = `grpc-${++nextId}`;
+    const abort = new AbortController();
+    call.on('cancelled', () => abort.abort());
+    let request: ProtoObject;
+    let route;
+    const header = headerGetter(call.metadata);
+    let serviceParameters;
+    try {
+      try {
+        request = info.requestType.decode(call.request) as unknown as ProtoObject;
+      } catch (e) {
+        throw A2AError.of('PARSE_ERROR', `request is not a valid ${info.requestType.name}: ${(e as Error).message}`);
+      }
+      checkRequired(info, request);
+      const tenant = String(request.tenant ?? '');
+      route = this.router.grpcRoute(call.getHost?.() ?? header(':authority'), tenant);
+      if (!route) throw A2AError.of('NO_ROUTE', `no route for tenant "${tenant}"`);
+      serviceParameters = readServiceParameters(header, route.forwardHeaders);
+    } catch (e) {
+      const err = asA2AError(e);
+      this.dispatcher.logCall(info.name, { inbound: INBOUND, requestId, route }, undefined, { ok: false, error: err }, started);
+      throw err;
+    }
+    const tenant = String(request.tenant ?? '');
+    const reply = await this.dispatcher.unary(
+      { method: info.name, serviceParameters, tenant, request },
+      { route, inbound: INBOUND, requestId, signal: abort.signal },
+    );
+    if (!reply.ok) throw reply.error;
+    return Buffer.from(info.responseType.encode(info.responseType.fromObject(reply.response)).finish());
+  }
+}

@@ -1,0 +1,26 @@
+// HTTP+JSON error wire form (spec §11.6, AIP-193): the HTTP status and
+// {"error": {"code", "status", "message", "details"}} with google.rpc detail
+// objects. Reads upstream errors by ErrorInfo reason, then status name, then
+// HTTP code (including the older v1.0.0 codes 409/415/502).
+import { A2AError, isGrpcStatusName, nameFromDetails, nameFromGrpc, nameFromHttp } from '../../errors/a2a-error.js';
+import type { JsonObject } from '../../proto/protojson.js';
+
+export const A2A_JSON = 'application/a2a+json';
+
+export function errorBody(err: A2AError): JsonObject {
+  return { error: { code: err.row.http, status: err.row.grpc, message: err.message, details: err.details } };
+}
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** An upstream's non-2xx REST answer → core error. */
+export function readErrorBody(httpStatus: number, body: unknown): A2AError {
+  const e = isObject(body) && isObject(body.error) ? body.error : undefined;
+  const details = e && Array.isArray(e.details) ? e.details.filter(isObject) : [];
+  const status = e?.status;
+  const name = nameFromDetails(details) ?? (isGrpcStatusName(status) ? nameFromGrpc(status) : nameFromHttp(httpStatus));
+  const message = typeof e?.message === 'string' ? e.message : `upstream answered HTTP ${httpStatus}`;
+  return A2AError.read(name, message, details);
+}

@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// Entry point of the `a2a-gateway` command (package.json "bin").
+import { main } from './main.js';
+
+void main(process.argv.slice(2));

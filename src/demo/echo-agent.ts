@@ -1,0 +1,190 @@
+// A small A2A agent built on the official SDK (@a2a-js/sdk): the demo agent
+// behind the embedded default config (gRPC only) and the real peer the
+// tests drive the gateway against (any set of bindings).
+// Behaviour by the first text part: "message" → a Message reply; "input" →
+// a Task left in TASK_STATE_INPUT_REQUIRED (cancelable); anything else → a
+// completed Task with an "echo: …" artifact.
+import { randomUUID } from 'node:crypto';
+import type { Server as HttpServer } from 'node:http';
+import * as grpc from '@grpc/grpc-js';
+import express from 'express';
+import { AGENT_CARD_PATH, Role, TaskState, type AgentCard, type Message, type Part } from '@a2a-js/sdk';
+import {
+  AgentEvent, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore,
+  type AgentExecutor, type ExecutionEventBus, type RequestContext,
+} from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+
+export type AgentBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+
+/** What the agent saw of the last call (tests check service parameters here). */
+export interface SeenCall {
+  text: string;
+  version: string;
+  extensions: string[];
+  tenant: string | undefined;
+  /** Lower-case headers (HTTP) or metadata (gRPC) of the last request. */
+  headers: Record<string, string>;
+}
+
+function textPart(text: string): Part {
+  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
+}
+
+class EchoExecutor implements AgentExecutor {
+  seen: SeenCall | undefined;
+  lastHeaders: Record<string, string> = {};
+
+  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const first = ctx.userMessage.parts.find((p) => p.content?.$case === 'text');
+    const text = first?.content?.$case === 'text' ? first.content.value : '';
+    this.seen = {
+      text,
+      version: ctx.context.requestedVersion,
+      extensions: [...(ctx.context.requestedExtensions ?? [])].map(String),
+      tenant: ctx.context.tenant,
+      headers: this.lastHeaders,
+    };
+    const agentMessage = (body: string): Message => ({
+      role: Role.ROLE_AGENT, messageId: randomUUID(), parts: [textPart(body)], taskId: ctx.taskId,
+      contextId: ctx.contextId, extensions: [], metadata: undefined, referenceTaskIds: [],
+    });
+    if (text === 'message') {
+      bus.publish(AgentEvent.message({ ...agentMessage('a message, not a task'), taskId: '' }));
+      bus.finished();
+      return;
+    }
+    const state = text === 'input' ? TaskState.TASK_STATE_INPUT_REQUIRED : TaskState.TASK_STATE_COMPLETED;
+    bus.publish(AgentEvent.task({
+      id: ctx.taskId,
+      contextId: ctx.contextId,
+      status: { state, timestamp: new Date().toISOString(), message: text === 'input' ? agentMessage('more input, please') : undefined },
+      artifacts: text === 'input' ? [] : [{
+        artifactId: randomUUID(), name: 'echo', description: '', parts: [textPart(`echo: ${text}`)], metadata: undefined, extensions: [],
+      }],
+      history: [ctx.userMessage],
+      metadata: { echoed: true },
+    }));
+    bus.finished();
+  }
+
+  async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+    bus.publish(AgentEvent.statusUpdate({
+      taskId, contextId: '', status: { state: TaskState.TASK_STATE_CANCELED, timestamp: new Date().toISOString(), message: undefined }, metadata: undefined,
+    }));
+    bus.finished();
+  }
+}
+
+export interface EchoAgentOptions {
+  bindings: AgentBinding[];
+  pushNotifications?: boolean;
+  extendedAgentCard?: boolean;
+  host?: string;
+  httpPort?: number;
+  grpcPort?: number;
+  name?: string;
+}
+
+export interface RunningAgent {
+  card: AgentCard;
+  /** Base URL of the HTTP server (card at /.well-known/agent-card.json). */
+  httpUrl: string;
+  jsonRpcUrl: string;
+  restUrl: string;
+  grpcAddress: string;
+  /** The upstream URL for a binding, as the gateway config wants it. */
+  urlFor(binding: AgentBinding): string;
+  lastCall(): SeenCall | undefined;
+  close(): Promise<void>;
+}
+
+export function echoAgentCard(name: string, opts: Pick<EchoAgentOptions, 'pushNotifications' | 'extendedAgentCard'>): AgentCard {
+  return {
+    name,
+    description: 'Echoes the text it is sent; a demo A2A agent for a2a-gateway.',
+    supportedInterfaces: [],
+    provider: { organization: 'a2a-gateway', url: 'https://example.com/a2a-gateway' },
+    version: '1.0.0',
+    capabilities: {
+      streaming: false, pushNotifications: opts.pushNotifications ?? true, extensions: [], extendedAgentCard: opts.extendedAgentCard ?? false,
+    },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [{ id: 'echo', name: 'Echo', description: 'Repeats your text.', tags: ['demo'], examples: ['hello'], inputModes: [], outputModes: [], securityRequirements: [] }],
+    documentationUrl: undefined,
+    signatures: [],
+    iconUrl: undefined,
+  };
+}
+
+function recordHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (typeof v === 'string') out[k.toLowerCase()] = v;
+  return out;
+}
+
+export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAgent> {
+  const host = opts.host ?? '127.0.0.1';
+  const executor = new EchoExecutor();
+  const card = echoAgentCard(opts.name ?? 'Echo Agent', opts);
+  const extended = opts.extendedAgentCard ? { ...card, name: `${card.name} (extended)` } : undefined;
+  const handler = new DefaultRequestHandler(
+    card, new InMemoryTaskStore(), executor, undefined,
+    opts.pushNotifications === false ? undefined : new InMemoryPushNotificationStore(), undefined, extended,
+  );
+  let httpServer: HttpServer | undefined;
+  let grpcServer: grpc.Server | undefined;
+  let httpUrl = '';
+  let grpcAddress = '';
+  const wantsHttp = opts.bindings.some((b) => b !== 'GRPC');
+  if (wantsHttp) {
+    const app = express();
+    app.use((req, _res, next) => {
+      executor.lastHeaders = recordHeaders(req.headers);
+      next();
+    });
+    app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
+    if (opts.bindings.includes('JSONRPC')) app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    if (opts.bindings.includes('HTTP+JSON')) app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    httpServer = await new Promise<HttpServer>((resolve) => {
+      const s = app.listen(opts.httpPort ?? 0, host, () => resolve(s));
+    });
+    const addr = httpServer.address();
+    httpUrl = `http://${host}:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  }
+  if (opts.bindings.includes('GRPC')) {
+    grpcServer = new grpc.Server();
+    const impl = grpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }) as unknown as Record<string, (call: { metadata: grpc.Metadata }, cb?: unknown) => unknown>;
+    const wrapped: Record<string, unknown> = {};
+    for (const [name, fn] of Object.entries(impl)) {
+      wrapped[name] = (call: { metadata: grpc.Metadata }, cb?: unknown) => {
+        executor.lastHeaders = recordHeaders(call.metadata.getMap());
+        return fn(call, cb);
+      };
+    }
+    grpcServer.addService(A2AService, wrapped as grpc.UntypedServiceImplementation);
+    const port = await new Promise<number>((resolve, reject) => {
+      grpcServer!.bindAsync(`${host}:${opts.grpcPort ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    });
+    grpcAddress = `${host}:${port}`;
+  }
+  const jsonRpcUrl = `${httpUrl}/a2a/jsonrpc`;
+  const restUrl = `${httpUrl}/a2a/rest`;
+  const iface = { JSONRPC: jsonRpcUrl, 'HTTP+JSON': restUrl, GRPC: grpcAddress } as const;
+  card.supportedInterfaces = opts.bindings.map((b) => ({ url: iface[b], protocolBinding: b, tenant: '', protocolVersion: '1.0' }));
+  return {
+    card, httpUrl, jsonRpcUrl, restUrl, grpcAddress,
+    urlFor: (b) => iface[b],
+    lastCall: () => executor.seen,
+    async close() {
+      await Promise.all([
+        httpServer ? new Promise<void>((resolve) => { httpServer!.closeAllConnections(); httpServer!.close(() => resolve()); }) : undefined,
+        grpcServer ? new Promise<void>((resolve) => grpcServer!.tryShutdown(() => resolve())) : undefined,
+      ]);
+    },
+  };
+}

@@ -1,0 +1,62 @@
+// Route selection (issue: routes by tenant, HTTP path prefix and Host /
+// :authority). Candidates are ordered most specific first: host-bound
+// routes, then longer path prefixes, then tenant-bound routes.
+import type { RouteConfig } from '../config/types.js';
+
+export interface PrefixMatch {
+  route: RouteConfig;
+  /** The request path below the route's prefix, starting with "/" (or ""). */
+  rest: string;
+}
+
+function hostOf(hostHeader: string | undefined): string {
+  const h = (hostHeader ?? '').toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  const colon = h.lastIndexOf(':');
+  return colon >= 0 ? h.slice(0, colon) : h;
+}
+
+function specificity(r: RouteConfig): number {
+  return (r.hosts.length > 0 ? 1_000_000 : 0) + r.pathPrefix.length * 2 + (r.tenant !== undefined ? 1 : 0);
+}
+
+export class Router {
+  private readonly ordered: RouteConfig[];
+
+  constructor(routes: readonly RouteConfig[]) {
+    this.ordered = [...routes].sort((a, b) => specificity(b) - specificity(a));
+  }
+
+  get routes(): readonly RouteConfig[] {
+    return this.ordered;
+  }
+
+  private hostMatches(r: RouteConfig, host: string): boolean {
+    return r.hosts.length === 0 || r.hosts.includes(host);
+  }
+
+  /** HTTP: routes whose host and path prefix match, most specific first. */
+  httpCandidates(hostHeader: string | undefined, path: string): PrefixMatch[] {
+    const host = hostOf(hostHeader);
+    const out: PrefixMatch[] = [];
+    for (const r of this.ordered) {
+      if (!this.hostMatches(r, host)) continue;
+      if (path === r.pathPrefix || path.startsWith(`${r.pathPrefix}/`)) out.push({ route: r, rest: path.slice(r.pathPrefix.length) });
+    }
+    return out;
+  }
+
+  /**
+   * gRPC carries no path: a route is reachable when its tenant or host
+   * matched, or when it sits at the root prefix.
+   */
+  grpcRoute(authority: string | undefined, tenant: string): RouteConfig | undefined {
+    const host = hostOf(authority);
+    return this.ordered.find((r) => this.hostMatches(r, host) && tenantMatches(r, tenant) &&
+      (r.tenant !== undefined || r.hosts.length > 0 || r.pathPrefix === ''));
+  }
+}
+
+export function tenantMatches(r: RouteConfig, tenant: string): boolean {
+  return r.tenant === undefined || r.tenant === tenant;
+}

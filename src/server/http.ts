@@ -1,0 +1,125 @@
+// The HTTP listener (fastify): one catch-all route that finds the A2A route
+// by Host and path prefix, then hands the call to the JSON-RPC inbound
+// (POST to the route's root), the REST inbound (every other A2A path) or the
+// card (GET {prefix}/.well-known/agent-card.json). Bodies are read raw so
+// that every parse error is answered in the caller's binding.
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { HttpAnswer, HttpCall } from '../bindings/http-request.js';
+import { errorResponse } from '../bindings/jsonrpc/wire.js';
+import { JsonRpcInbound } from '../bindings/jsonrpc/inbound.js';
+import { RestInbound, restAnswer, restError } from '../bindings/rest/inbound.js';
+import { WELL_KNOWN_CARD } from '../card/upstream-card.js';
+import { servedCard, type PublicAddresses } from '../card/served-card.js';
+import type { RouteConfig } from '../config/types.js';
+import type { Dispatcher } from '../core/dispatcher.js';
+import { A2AError } from '../errors/a2a-error.js';
+import type { Router } from '../routing/router.js';
+
+export interface HttpServerDeps {
+  router: Router;
+  dispatcher: Dispatcher;
+  logger: Logger;
+  addresses: () => PublicAddresses;
+}
+
+function splitUrl(url: string): { path: string; query: URLSearchParams } {
+  const q = url.indexOf('?');
+  return q < 0 ? { path: url, query: new URLSearchParams() } : { path: url.slice(0, q), query: new URLSearchParams(url.slice(q + 1)) };
+}
+
+function isJsonRpcPath(method: string, rest: string): boolean {
+  return method === 'POST' && (rest === '' || rest === '/');
+}
+
+function send(reply: FastifyReply, a: HttpAnswer): FastifyReply {
+  reply.code(a.status).headers(a.headers);
+  return a.body === undefined ? reply.send() : reply.send(a.body);
+}
+
+/** An error before any route handled the call, in the binding the path implies. */
+function earlyError(method: string, rest: string, err: A2AError): HttpAnswer {
+  if (isJsonRpcPath(method, rest)) {
+    return { status: err.row.http, headers: { 'content-type': 'application/json' }, body: JSON.stringify(errorResponse(null, err)) };
+  }
+  return restError(err);
+}
+
+export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
+  const bodyLimit = Math.max(1, ...deps.router.routes.map((r) => r.maxBodyBytes));
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    // The dispatcher logs one line per call; fastify's own request logs are off.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && given.length > 0 && given.length <= 128 ? given : randomUUID();
+    },
+  });
+  const jsonrpc = new JsonRpcInbound(deps.dispatcher);
+  const rest = new RestInbound(deps.dispatcher);
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  const locate = (req: FastifyRequest): { path: string; query: URLSearchParams; group: RouteConfig[]; rest: string } => {
+    const { path, query } = splitUrl(req.url);
+    const candidates = deps.router.httpCandidates(req.headers.host, path);
+    const first = candidates[0];
+    const group = first ? candidates.filter((c) => c.route.pathPrefix === first.route.pathPrefix).map((c) => c.route) : [];
+    return { path, query, group, rest: first ? first.rest : path };
+  };
+
+  app.setErrorHandler((error: { code?: string; statusCode?: number; message: string }, req, reply) => {
+    const { rest: below } = locate(req);
+    const err = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+      ? A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${bodyLimit} bytes`)
+      : (error.statusCode ?? 500) < 500
+        ? A2AError.of('INVALID_REQUEST', error.message)
+        : A2AError.of('INTERNAL_ERROR', error.message);
+    return send(reply, earlyError(req.method, below, err));
+  });
+
+  app.route({
+    method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'],
+    url: '*',
+    handler: async (req, reply) => {
+      const { path, query, group, rest: below } = locate(req);
+      const abort = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) abort.abort();
+      });
+      if (group.length === 0) return send(reply, earlyError(req.method, path, A2AError.of('NO_ROUTE', `no route for ${req.headers.host ?? ''}${path}`)));
+      if (req.method === 'GET' && below === WELL_KNOWN_CARD) return send(reply, await serveCard(req, group[0]!));
+      const headers = req.headers;
+      const call: HttpCall = {
+        method: req.method,
+        path: below,
+        query,
+        header: (name) => {
+          const v = headers[name];
+          return Array.isArray(v) ? v.join(',') : v;
+        },
+        body: Buffer.isBuffer(req.body) ? req.body : undefined,
+        requestId: String(req.id),
+        signal: abort.signal,
+      };
+      const answer = isJsonRpcPath(req.method, below) ? await jsonrpc.handle(call, group) : await rest.handle(call, group);
+      return send(reply, answer);
+    },
+  });
+
+  async function serveCard(req: FastifyRequest, route: RouteConfig): Promise<HttpAnswer> {
+    try {
+      const card = await deps.dispatcher.card(route);
+      const body = servedCard(card, deps.addresses(), route, { host: req.headers.host ?? 'localhost' });
+      return { ...restAnswer(200, body), headers: { 'content-type': 'application/json' } };
+    } catch (e) {
+      return restError(A2AError.of('UPSTREAM_UNAVAILABLE', `cannot read the upstream's agent card: ${(e as Error).message}`));
+    }
+  }
+
+  return app;
+}
