@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
+import { bindWellKnownNames } from './well-known.js';
 
 const require = createRequire(import.meta.url);
 const PROTOBUFJS_DIR = dirname(require.resolve('protobufjs/package.json'));
@@ -27,6 +28,7 @@ function loadRoot(): protobuf.Root {
 }
 
 export const root: protobuf.Root = loadRoot();
+bindWellKnownNames(root);
 
 const typeCache = new Map<string, protobuf.Type>();
 /** A message type by full name ("lf.a2a.v1.Task"); cached. */

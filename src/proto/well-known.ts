@@ -64,13 +64,38 @@ function durationToJson(o: ProtoObject): Json {
   return `${neg ? '-' : ''}${Math.abs(seconds)}${fraction(Math.abs(nanos))}s`;
 }
 
+/**
+ * protobufjs's bundled descriptors of the well-known types keep proto field
+ * names (null_value, type_url); ours are camelCase. Resolve the real name once.
+ */
+function fieldName(typeName: string, camelName: string): string {
+  const type = wktRoot?.lookupType(typeName);
+  if (!type || type.fields[camelName]) return camelName;
+  return camelName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+let wktRoot: protobuf.Root | undefined;
+const V = { null: '', number: '', string: '', bool: '', list: '', struct: '' };
+const A = { url: '', value: '' };
+/** Called once by the registry after loading. */
+export function bindWellKnownNames(root: protobuf.Root): void {
+  wktRoot = root;
+  V.null = fieldName('google.protobuf.Value', 'nullValue');
+  V.number = fieldName('google.protobuf.Value', 'numberValue');
+  V.string = fieldName('google.protobuf.Value', 'stringValue');
+  V.bool = fieldName('google.protobuf.Value', 'boolValue');
+  V.list = fieldName('google.protobuf.Value', 'listValue');
+  V.struct = fieldName('google.protobuf.Value', 'structValue');
+  A.url = fieldName('google.protobuf.Any', 'typeUrl');
+  A.value = fieldName('google.protobuf.Any', 'value');
+}
+
 function valueFromJson(v: Json): ProtoObject {
-  if (v === null) return { nullValue: 0 };
-  if (typeof v === 'number') return { numberValue: v };
-  if (typeof v === 'string') return { stringValue: v };
-  if (typeof v === 'boolean') return { boolValue: v };
-  if (Array.isArray(v)) return { listValue: { values: v.map(valueFromJson) } };
-  return { structValue: structFromJson(v) };
+  if (v === null) return { [V.null]: 0 };
+  if (typeof v === 'number') return { [V.number]: v };
+  if (typeof v === 'string') return { [V.string]: v };
+  if (typeof v === 'boolean') return { [V.bool]: v };
+  if (Array.isArray(v)) return { [V.list]: { values: v.map(valueFromJson) } };
+  return { [V.struct]: structFromJson(v) };
 }
 
 function structFromJson(v: Json): ProtoObject {
@@ -86,11 +111,11 @@ function own(o: ProtoObject, key: string): boolean {
 }
 
 function valueToJson(o: ProtoObject): Json {
-  if (own(o, 'structValue')) return structToJson(o.structValue as ProtoObject);
-  if (own(o, 'listValue')) return (((o.listValue as ProtoObject).values as ProtoObject[] | undefined) ?? []).map(valueToJson);
-  if (own(o, 'stringValue')) return o.stringValue as string;
-  if (own(o, 'numberValue')) return o.numberValue as number;
-  if (own(o, 'boolValue')) return o.boolValue as boolean;
+  if (own(o, V.struct)) return structToJson(o[V.struct] as ProtoObject);
+  if (own(o, V.list)) return (((o[V.list] as ProtoObject).values as ProtoObject[] | undefined) ?? []).map(valueToJson);
+  if (own(o, V.string)) return o[V.string] as string;
+  if (own(o, V.number)) return o[V.number] as number;
+  if (own(o, V.bool)) return o[V.bool] as boolean;
   return null;
 }
 
@@ -108,6 +133,7 @@ function structToJson(o: ProtoObject): JsonObject {
 
 function typeFromUrl(type: protobuf.Type, url: string): protobuf.Type | undefined {
   const name = url.slice(url.lastIndexOf('/') + 1);
+  if (!name) return undefined;
   try {
     return type.root.lookupType(name);
   } catch {
@@ -122,18 +148,18 @@ function anyFromJson(type: protobuf.Type, v: Json, recurse: Recurse<Json>): Prot
   const url = v['@type'];
   const inner = typeFromUrl(type, url);
   if (!inner) {
-    if (typeof v.value === 'string') return { typeUrl: url, value: new Uint8Array(Buffer.from(v.value, 'base64')) };
+    if (typeof v.value === 'string') return { [A.url]: url, [A.value]: new Uint8Array(Buffer.from(v.value, 'base64')) };
     throw new Error(`unknown type ${url}`);
   }
   const { '@type': _drop, ...rest } = v;
   const body = isWellKnown(inner) ? (rest.value ?? null) : rest;
   const obj = recurse(inner, body) as ProtoObject;
-  return { typeUrl: url, value: inner.encode(inner.fromObject(obj)).finish() };
+  return { [A.url]: url, [A.value]: inner.encode(inner.fromObject(obj)).finish() };
 }
 
 function anyToJson(type: protobuf.Type, o: ProtoObject, recurse: Recurse<ProtoObject>): Json {
-  const url = String(o.typeUrl ?? '');
-  const bytes = (o.value as Uint8Array | undefined) ?? new Uint8Array();
+  const url = String(o[A.url] ?? '');
+  const bytes = (o[A.value] as Uint8Array | undefined) ?? new Uint8Array();
   const inner = typeFromUrl(type, url);
   if (!inner) return { '@type': url, value: Buffer.from(bytes).toString('base64') };
   const msg = inner.decode(bytes) as unknown as ProtoObject;

@@ -2,6 +2,7 @@
 // google.rpc.Status in the `grpc-status-details-bin` trailer. Converts between
 // that and the core A2AError, keeping every detail (ErrorInfo, BadRequest, …).
 import * as grpc from '@grpc/grpc-js';
+import type protobuf from 'protobufjs';
 import { A2AError, grpcNameOf, nameFromDetails, nameFromGrpc } from '../../errors/a2a-error.js';
 import { GRPC_CODES } from '../../errors/catalogue.js';
 import { fromJson, toJson, type JsonObject, type ProtoObject } from '../../proto/protojson.js';
@@ -16,7 +17,18 @@ export function grpcCodeOf(err: A2AError): grpc.status {
 /** Core error → the object grpc-js sends as a call's error status. */
 export function toServiceError(err: A2AError): Partial<grpc.StatusObject> {
   const code = grpcCodeOf(err);
-  const status = fromJson(StatusType, { code, message: err.message, details: err.details });
+  // A detail whose "@type" this gateway does not know cannot be packed into a
+  // binary Any; it is left out of the trailer rather than failing the call.
+  const AnyType = StatusType.fields.details!.resolvedType as protobuf.Type;
+  const details = err.details.filter((d) => {
+    try {
+      fromJson(AnyType, d);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const status = fromJson(StatusType, { code, message: err.message, details });
   const metadata = new grpc.Metadata();
   metadata.set(DETAILS_KEY, Buffer.from(StatusType.encode(StatusType.fromObject(status)).finish()));
   return { code, details: err.message, metadata };

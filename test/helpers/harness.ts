@@ -1,0 +1,156 @@
+// Test harness: real SDK agents (every binding) behind a real gateway, all on
+// 127.0.0.1 port 0, plus raw callers for each inbound binding that return
+// what went over the wire.
+import * as grpc from '@grpc/grpc-js';
+import { pino } from 'pino';
+import { request } from 'undici';
+import { routeFromRaw } from '../../src/config/load.js';
+import type { Binding, GatewayConfig } from '../../src/config/types.js';
+import { methodInfo, type MethodName } from '../../src/core/methods.js';
+import { startEchoAgent, type RunningAgent } from '../../src/demo/echo-agent.js';
+import { fromJson, toJson, type Json, type JsonObject, type ProtoObject } from '../../src/proto/protojson.js';
+import { StatusType } from '../../src/proto/registry.js';
+import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
+
+export const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+export const slug = (b: Binding): string => ({ JSONRPC: 'jsonrpc', 'HTTP+JSON': 'rest', GRPC: 'grpc' })[b];
+
+export interface Harness {
+  gateway: RunningGateway;
+  agent: RunningAgent;
+  noPushAgent: RunningAgent;
+  close(): Promise<void>;
+}
+
+export function gatewayConfig(routes: Parameters<typeof routeFromRaw>[0][], extra: Partial<GatewayConfig> = {}): GatewayConfig {
+  return {
+    source: '<test>', host: '127.0.0.1', httpPort: 0, grpcPort: 0, publicHttpUrl: undefined, publicGrpcAddress: undefined,
+    logLevel: 'silent', routes: routes.map((r) => routeFromRaw(r)), ...extra,
+  };
+}
+
+/** Routes "up-<binding>" (tenant "up-<binding>") and "nopush-<binding>", upstream tenant cleared. */
+export async function startHarness(): Promise<Harness> {
+  const agent = await startEchoAgent({ bindings: BINDINGS, pushNotifications: true, extendedAgentCard: true });
+  const noPushAgent = await startEchoAgent({ bindings: BINDINGS, pushNotifications: false, name: 'No Push Agent' });
+  const routes = BINDINGS.flatMap((b) => [
+    { name: `up-${slug(b)}`, match: { pathPrefix: `/up-${slug(b)}`, tenant: `up-${slug(b)}` }, upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' }, forwardHeaders: ['x-allowed'], timeoutMs: 5000 },
+    { name: `nopush-${slug(b)}`, match: { pathPrefix: `/nopush-${slug(b)}`, tenant: `nopush-${slug(b)}` }, upstream: { url: noPushAgent.urlFor(b), binding: b, tenant: 'clear' }, timeoutMs: 5000 },
+  ]);
+  const gateway = await startGateway(gatewayConfig(routes), pino({ level: 'silent' }));
+  return {
+    gateway, agent, noPushAgent,
+    async close() {
+      await gateway.close();
+      await agent.close();
+      await noPushAgent.close();
+    },
+  };
+}
+
+/** What a caller saw, normalized across bindings for assertions. */
+export interface WireResult {
+  ok: boolean;
+  /** The typed response as ProtoJSON (ok) */
+  result?: JsonObject;
+  /** JSON-RPC error code / HTTP status / gRPC code of an error. */
+  code?: number;
+  message?: string;
+  /** REST error.status */
+  status?: string;
+  details?: JsonObject[];
+  httpStatus?: number;
+  raw?: unknown;
+}
+
+export interface CallOptions {
+  headers?: Record<string, string>;
+  tenant: string;
+  prefix: string;
+}
+
+let rpcId = 0;
+
+export async function callJsonRpc(gw: RunningGateway, method: MethodName, params: JsonObject, opts: CallOptions): Promise<WireResult> {
+  const res = await request(`${gw.httpUrl}${opts.prefix}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...opts.headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, tenant: opts.tenant } }),
+  });
+  const body = (await res.body.json()) as JsonObject;
+  const err = body.error as JsonObject | undefined;
+  if (err) return { ok: false, code: err.code as number, message: err.message as string, details: (err.data as JsonObject[]) ?? [], httpStatus: res.statusCode, raw: body };
+  return { ok: true, result: body.result as JsonObject, httpStatus: res.statusCode, raw: body };
+}
+
+/** REST call built the way §11.3/§11.5 say, from the method's http rule. */
+export async function callRest(gw: RunningGateway, method: MethodName, params: JsonObject, opts: CallOptions): Promise<WireResult> {
+  const info = methodInfo(method);
+  const rule = info.httpRules.find((r) => r.pattern.startsWith('/{tenant}'))!;
+  let path = rule.pattern;
+  const bound = new Set<string>(['tenant']);
+  for (const m of rule.pattern.matchAll(/\{([a-z_]+)(?:=\*)?\}/g)) {
+    const field = m[1]!.replace(/_([a-z])/g, (_x, c: string) => c.toUpperCase());
+    bound.add(field);
+    const value = field === 'tenant' ? opts.tenant : String(params[field] ?? '');
+    path = path.replace(m[0], encodeURIComponent(value));
+  }
+  const q = new URLSearchParams();
+  if (rule.body === undefined) for (const [k, v] of Object.entries(params)) if (!bound.has(k)) q.append(k, String(v));
+  const qs = q.toString();
+  const res = await request(`${gw.httpUrl}${opts.prefix}${path}${qs ? `?${qs}` : ''}`, {
+    method: rule.verb,
+    headers: { 'a2a-version': '1.0', ...(rule.body !== undefined ? { 'content-type': 'application/a2a+json' } : {}), ...opts.headers },
+    ...(rule.body !== undefined ? { body: JSON.stringify(params) } : {}),
+  });
+  const text = await res.body.text();
+  const body = JSON.parse(text) as JsonObject;
+  const err = body.error as JsonObject | undefined;
+  if (res.statusCode >= 400) {
+    return { ok: false, code: err?.code as number, status: err?.status as string, message: err?.message as string, details: (err?.details as JsonObject[]) ?? [], httpStatus: res.statusCode, raw: body };
+  }
+  return { ok: true, result: body, httpStatus: res.statusCode, raw: res.headers['content-type'] };
+}
+
+const grpcClients = new Map<string, grpc.Client>();
+function grpcClient(address: string): grpc.Client {
+  let c = grpcClients.get(address);
+  if (!c) {
+    c = new grpc.Client(address, grpc.credentials.createInsecure());
+    grpcClients.set(address, c);
+  }
+  return c;
+}
+export function closeGrpcClients(): void {
+  for (const c of grpcClients.values()) c.close();
+  grpcClients.clear();
+}
+
+/** Raw gRPC unary call: the request is protobuf-encoded from ProtoJSON; errors decoded from the trailer bytes. */
+export function callGrpcRaw(address: string, method: MethodName, body: Buffer, metadata: Record<string, string>): Promise<{ err?: grpc.ServiceError; value?: Buffer }> {
+  const md = new grpc.Metadata();
+  for (const [k, v] of Object.entries(metadata)) md.set(k, v);
+  return new Promise((resolve) => {
+    grpcClient(address).makeUnaryRequest(`/lf.a2a.v1.A2AService/${method}`, (b: Buffer) => b, (b: Buffer) => b, body, md, (err, value) => resolve(err ? { err } : { value: value! }));
+  });
+}
+
+export async function callGrpc(gw: RunningGateway, method: MethodName, params: JsonObject, opts: CallOptions): Promise<WireResult> {
+  const info = methodInfo(method);
+  const req = fromJson(info.requestType, { ...params, tenant: opts.tenant });
+  const bytes = Buffer.from(info.requestType.encode(info.requestType.fromObject(req)).finish());
+  const { err, value } = await callGrpcRaw(gw.grpcAddress, method, bytes, { 'a2a-version': '1.0', ...opts.headers });
+  if (err) {
+    const bin = err.metadata.get('grpc-status-details-bin')[0];
+    const status = bin ? (toJson(StatusType, StatusType.decode(bin as Buffer) as unknown as ProtoObject) as JsonObject) : {};
+    return { ok: false, code: err.code, message: err.details, details: (status.details as JsonObject[]) ?? [], raw: status };
+  }
+  return { ok: true, result: toJson(info.responseType, info.responseType.decode(value!) as unknown as ProtoObject) as JsonObject };
+}
+
+export type Caller = (gw: RunningGateway, method: MethodName, params: JsonObject, opts: CallOptions) => Promise<WireResult>;
+export const CALLERS: Record<Binding, Caller> = { JSONRPC: callJsonRpc, 'HTTP+JSON': callRest, GRPC: callGrpc };
+
+export function userMessage(text: string, extra: JsonObject = {}): Json {
+  return { messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'ROLE_USER', parts: [{ text }], ...extra };
+}
