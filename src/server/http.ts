@@ -10,6 +10,7 @@ import type { HttpAnswer, HttpCall } from '../bindings/http-request.js';
 import { errorResponse } from '../bindings/jsonrpc/wire.js';
 import { JsonRpcInbound } from '../bindings/jsonrpc/inbound.js';
 import { RestInbound, restAnswer, restError } from '../bindings/rest/inbound.js';
+import { matchRestPath } from '../bindings/rest/paths.js';
 import { WELL_KNOWN_CARD } from '../card/upstream-card.js';
 import { servedCard, type PublicAddresses } from '../card/served-card.js';
 import type { RouteConfig } from '../config/types.js';
@@ -33,14 +34,25 @@ function isJsonRpcPath(method: string, rest: string): boolean {
   return method === 'POST' && (rest === '' || rest === '/');
 }
 
+function isRestPath(method: string, path: string): boolean {
+  try {
+    return matchRestPath(method, path).match !== undefined;
+  } catch {
+    return true;
+  }
+}
+
 function send(reply: FastifyReply, a: HttpAnswer): FastifyReply {
   reply.code(a.status).headers(a.headers);
   return a.body === undefined ? reply.send() : reply.send(a.body);
 }
 
-/** An error before any route handled the call, in the binding the path implies. */
+/**
+ * An error before any route handled the call, in the binding the request
+ * implies: a POST that is no REST operation is taken for JSON-RPC.
+ */
 function earlyError(method: string, rest: string, err: A2AError): HttpAnswer {
-  if (isJsonRpcPath(method, rest)) {
+  if (isJsonRpcPath(method, rest) || (method === 'POST' && !isRestPath(method, rest))) {
     return { status: err.row.http, headers: { 'content-type': 'application/json' }, body: JSON.stringify(errorResponse(null, err)) };
   }
   return restError(err);

@@ -78,6 +78,9 @@ export class GrpcInbound {
       const tenant = String(request.tenant ?? '');
       route = this.router.grpcRoute(call.getHost?.() ?? header(':authority'), tenant);
       if (!route) throw A2AError.of('NO_ROUTE', `no route for tenant "${tenant}"`);
+      if (call.request.length > route.maxBodyBytes) {
+        throw A2AError.of('PAYLOAD_TOO_LARGE', `request message exceeds the route's limit of ${route.maxBodyBytes} bytes`);
+      }
       serviceParameters = readServiceParameters(header, route.forwardHeaders);
     } catch (e) {
       const err = asA2AError(e);
