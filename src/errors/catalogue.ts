@@ -77,8 +77,10 @@ export type ErrorName = A2AErrorName | JsonRpcErrorName | GatewayErrorName;
 const a2a = (jsonRpc: number, grpc: GrpcStatusName, http: number, message: string, legacy?: ErrorRow['legacy']): ErrorRow => ({
   kind: 'a2a', jsonRpc, grpc, http, domain: A2A_DOMAIN, message, ...(legacy ? { legacy } : {}),
 });
-const rpc = (jsonRpc: number, grpc: GrpcStatusName, http: number, message: string): ErrorRow => ({
-  kind: 'jsonrpc', jsonRpc, grpc, http, domain: null, message,
+// PARSE_ERROR, INVALID_REQUEST and METHOD_NOT_FOUND share their status with
+// other rows, so the gateway names them with an ErrorInfo of its own domain.
+const rpc = (jsonRpc: number, grpc: GrpcStatusName, http: number, message: string, named = false): ErrorRow => ({
+  kind: 'jsonrpc', jsonRpc, grpc, http, domain: named ? GATEWAY_DOMAIN : null, message,
 });
 const gw = (jsonRpc: number, grpc: GrpcStatusName, http: number, message: string, own = true): ErrorRow => ({
   kind: 'gateway', jsonRpc, grpc, http, domain: own ? GATEWAY_DOMAIN : null, message,
@@ -96,9 +98,9 @@ export const CATALOGUE = {
   EXTENSION_SUPPORT_REQUIRED: a2a(-32008, 'FAILED_PRECONDITION', 400, 'Extension support is required'),
   VERSION_NOT_SUPPORTED: a2a(-32009, 'FAILED_PRECONDITION', 400, 'A2A version is not supported'),
   // JSON-RPC 2.0 standard errors: specification.md §9.5.
-  PARSE_ERROR: rpc(-32700, 'INVALID_ARGUMENT', 400, 'Invalid JSON payload'),
-  INVALID_REQUEST: rpc(-32600, 'INVALID_ARGUMENT', 400, 'Request payload validation error'),
-  METHOD_NOT_FOUND: rpc(-32601, 'UNIMPLEMENTED', 404, 'Method not found'),
+  PARSE_ERROR: rpc(-32700, 'INVALID_ARGUMENT', 400, 'Invalid JSON payload', true),
+  INVALID_REQUEST: rpc(-32600, 'INVALID_ARGUMENT', 400, 'Request payload validation error', true),
+  METHOD_NOT_FOUND: rpc(-32601, 'UNIMPLEMENTED', 404, 'Method not found', true),
   INVALID_PARAMS: rpc(-32602, 'INVALID_ARGUMENT', 400, 'Invalid parameters'),
   INTERNAL_ERROR: rpc(-32603, 'INTERNAL', 500, 'Internal error'),
   // The gateway's own errors (JSON-RPC server-error range -32050…-32069).
@@ -147,3 +149,47 @@ export const ROW_BY_GRPC = {
   DATA_LOSS: 'INTERNAL_ERROR',
   UNAUTHENTICATED: 'UNAUTHENTICATED',
 } as const satisfies Record<GrpcStatusName, ErrorName>;
+
+/** When each error is answered: the README's error table is generated from this. */
+export const WHEN = {
+  TASK_NOT_FOUND: 'the task does not exist or is not visible (from the agent)',
+  TASK_NOT_CANCELABLE: 'CancelTask on a task in a terminal state (from the agent)',
+  PUSH_NOTIFICATION_NOT_SUPPORTED: 'push-notification config calls to an agent without push notifications (from the agent)',
+  UNSUPPORTED_OPERATION: 'an operation the agent does not support; also streaming methods until the gateway serves them',
+  CONTENT_TYPE_NOT_SUPPORTED: 'a part media type the agent does not accept (from the agent)',
+  INVALID_AGENT_RESPONSE: 'the upstream answered something that is not the A2A answer for the method',
+  EXTENDED_AGENT_CARD_NOT_CONFIGURED: 'the agent declares an extended card but has none (from the agent)',
+  EXTENSION_SUPPORT_REQUIRED: 'the agent requires an extension the caller did not list in A2A-Extensions (from the agent)',
+  VERSION_NOT_SUPPORTED: 'A2A-Version is empty (0.3) or not 1.x',
+  PARSE_ERROR: 'the body is not JSON (JSON-RPC, REST) or not a valid protobuf message (gRPC)',
+  INVALID_REQUEST: 'JSON-RPC: not a request object, or an empty batch',
+  METHOD_NOT_FOUND: 'unknown JSON-RPC method or REST path (gRPC: UNIMPLEMENTED from grpc-js)',
+  INVALID_PARAMS: 'params of the wrong type or a missing REQUIRED field (google.rpc.BadRequest names it)',
+  INTERNAL_ERROR: 'an unexpected failure in the gateway or the agent',
+  NO_ROUTE: 'no route matches the host, path prefix and tenant',
+  UPSTREAM_UNAVAILABLE: 'the upstream refused the connection or could not be reached',
+  UPSTREAM_TIMEOUT: "the upstream did not answer within the route's timeoutMs",
+  PAYLOAD_TOO_LARGE: "the request body exceeds the route's maxBodyBytes (default 10 MiB)",
+  UNSUPPORTED_MEDIA_TYPE: 'a request body that is not application/json or application/a2a+json',
+  UNAUTHENTICATED: 'passed on from an upstream that answered UNAUTHENTICATED / 401',
+  PERMISSION_DENIED: 'passed on from an upstream that answered PERMISSION_DENIED / 403',
+  RESOURCE_EXHAUSTED: 'passed on from an upstream that answered RESOURCE_EXHAUSTED / 429',
+  CANCELLED: 'the caller went away before the answer',
+  ALREADY_EXISTS: 'passed on from an upstream that answered ALREADY_EXISTS',
+  ABORTED: 'passed on from an upstream that answered ABORTED',
+  OUT_OF_RANGE: 'passed on from an upstream that answered OUT_OF_RANGE',
+  FAILED_PRECONDITION: 'passed on from an upstream that answered FAILED_PRECONDITION without an A2A reason',
+} as const satisfies Record<ErrorName, string>;
+
+/** The README's error table (Markdown), one row per catalogue entry. */
+export function errorTableMarkdown(): string {
+  const lines = [
+    '| ErrorInfo reason | JSON-RPC | gRPC | HTTP | ErrorInfo domain | when |',
+    '| :-- | --: | :-- | --: | :-- | :-- |',
+  ];
+  for (const name of ERROR_NAMES) {
+    const r = CATALOGUE[name];
+    lines.push(`| \`${name}\` | ${r.jsonRpc} | ${r.grpc} | ${r.http} | ${r.domain ?? '—'} | ${WHEN[name]} |`);
+  }
+  return lines.join('\n');
+}
