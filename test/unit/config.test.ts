@@ -1,0 +1,48 @@
+// Config validation with golden files: good files parse into the typed form,
+// bad files fail with every problem as file:line:column: field: message
+// (test/fixtures/config/*.expected).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load.js';
+
+const DIR = new URL('../fixtures/config/', import.meta.url).pathname;
+
+t.test('a full config in its typed form', async (tt) => {
+  const cfg = loadConfigFile(join(DIR, 'good-full.yaml'));
+  tt.same([cfg.host, cfg.httpPort, cfg.grpcPort, cfg.logLevel], ['127.0.0.1', 8080, 50051, 'warn']);
+  tt.equal(cfg.publicHttpUrl, 'https://agents.example.com', 'trailing slash dropped');
+  const [billing, search] = cfg.routes;
+  tt.same(billing, {
+    name: 'billing', pathPrefix: '/billing', hosts: ['billing.example.com'], tenant: 'acme',
+    upstream: { url: 'http://billing:9000/a2a/jsonrpc', binding: 'JSONRPC', tenant: { mode: 'set', value: 'internal' } },
+    card: { file: join(DIR, 'billing-card.json') }, timeoutMs: 5000, maxBodyBytes: 1024, forwardHeaders: ['x-request-id'],
+  });
+  tt.same(search?.upstream.tenant, { mode: 'clear' });
+  tt.equal(search?.pathPrefix, '', 'the root prefix');
+});
+
+t.test('defaults', async (tt) => {
+  const cfg = loadConfigFile(join(DIR, 'good-minimal.yaml'));
+  tt.same([cfg.httpPort, cfg.grpcPort, cfg.routes[0]?.upstream.binding, cfg.routes[0]?.timeoutMs, cfg.routes[0]?.maxBodyBytes], [8080, 50051, 'auto', 30000, 10485760]);
+  tt.same(cfg.routes[0]?.upstream.tenant, { mode: 'keep' });
+});
+
+for (const file of readdirSync(DIR).filter((f) => f.startsWith('bad-') && f.endsWith('.yaml'))) {
+  t.test(`golden: ${file}`, async (tt) => {
+    const expected = readFileSync(join(DIR, file.replace(/\.yaml$/, '.expected')), 'utf8').trim().split('\n').filter(Boolean);
+    try {
+      parseConfig(readFileSync(join(DIR, file), 'utf8'), file);
+      tt.fail('should not parse');
+    } catch (e) {
+      tt.ok(e instanceof ConfigError, 'a ConfigError');
+      const problems = (e as ConfigError).problems;
+      if (expected.length > 0) tt.same(problems, expected, 'exactly the expected problems');
+      else tt.match(problems[0], new RegExp(`^${file}:\\d+:\\d+: YAML syntax`), 'a YAML syntax error with its position');
+    }
+  });
+}
+
+t.test('a missing file', async (tt) => {
+  tt.throws(() => loadConfigFile(join(DIR, 'nope.yaml')), { problems: [/nope\.yaml: cannot read/] });
+});
