@@ -44,5 +44,10 @@ for (const file of readdirSync(DIR).filter((f) => f.startsWith('bad-') && f.ends
 }
 
 t.test('a missing file', async (tt) => {
-  tt.throws(() => loadConfigFile(join(DIR, 'nope.yaml')), { problems: [/nope\.yaml: cannot read/] });
+  try {
+    loadConfigFile(join(DIR, 'nope.yaml'));
+    tt.fail('should throw');
+  } catch (e) {
+    tt.match((e as ConfigError).problems[0], /nope\.yaml: cannot read/);
+  }
 });
