@@ -3,7 +3,7 @@
 // routes read from a2a.proto's google.api.http rules (§11.3). Bindings look
 // methods up here by their own names; nothing else lists them.
 import type protobuf from 'protobufjs';
-import { a2aService, messageType, MethodEnum } from '../proto/registry.js';
+import { a2aService, EnvelopeType, messageType, MethodEnum } from '../proto/registry.js';
 
 export type MethodName =
   | 'SendMessage'
@@ -32,7 +32,7 @@ export interface MethodInfo {
   requestType: protobuf.Type;
   responseType: protobuf.Type;
   streaming: boolean;
-  /** Envelope.request oneof member, e.g. "sendMessage". */
+  /** Envelope.request oneof member, e.g. "sendMessage" (also for SendStreamingMessage). */
   envelopeField: string;
   /** Reply.payload oneof member for a unary answer, e.g. "task". */
   replyField: string;
@@ -49,10 +49,6 @@ const REPLY_FIELD: Record<string, string> = {
   '.lf.a2a.v1.AgentCard': 'agentCard',
   '.lf.a2a.v1.StreamResponse': 'streamResponse',
 };
-
-function lowerFirst(s: string): string {
-  return s.charAt(0).toLowerCase() + s.slice(1);
-}
 
 function snakeUpper(s: string): string {
   return s.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
@@ -83,6 +79,13 @@ function rulesOf(method: protobuf.Method): HttpRule[] {
   return out;
 }
 
+/** The Envelope.request oneof member that carries this request type. */
+function envelopeFieldFor(requestType: protobuf.Type): string {
+  const member = EnvelopeType.oneofs.request?.fieldsArray.find((f) => f.resolvedType?.fullName === requestType.fullName);
+  if (!member) throw new Error(`envelope.proto has no request member of type ${requestType.fullName}`);
+  return member.name;
+}
+
 function build(): Map<MethodName, MethodInfo> {
   const table = new Map<MethodName, MethodInfo>();
   for (const m of a2aService.methodsArray) {
@@ -91,13 +94,14 @@ function build(): Map<MethodName, MethodInfo> {
     const name = m.name as MethodName;
     const enumValue = MethodEnum.values[snakeUpper(name)];
     if (enumValue === undefined) throw new Error(`envelope.proto has no Method for ${name}`);
+    const requestType = messageType(m.resolvedRequestType!.fullName.slice(1));
     table.set(name, {
       name,
       enumValue,
-      requestType: messageType(m.resolvedRequestType!.fullName.slice(1)),
+      requestType,
       responseType,
       streaming: Boolean(m.responseStream),
-      envelopeField: lowerFirst(name),
+      envelopeField: envelopeFieldFor(requestType),
       replyField: REPLY_FIELD[responseType.fullName] ?? 'unknown',
       httpRules: rulesOf(m),
     });

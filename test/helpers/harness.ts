@@ -86,7 +86,7 @@ export async function callJsonRpc(gw: RunningGateway, method: MethodName, params
 /** REST call built the way §11.3/§11.5 say, from the method's http rule. */
 export async function callRest(gw: RunningGateway, method: MethodName, params: JsonObject, opts: CallOptions): Promise<WireResult> {
   const info = methodInfo(method);
-  const rule = info.httpRules.find((r) => r.pattern.startsWith('/{tenant}'))!;
+  const rule = info.httpRules.find((r) => r.pattern.startsWith('/{tenant}') === (opts.tenant !== ''))!;
   let path = rule.pattern;
   const bound = new Set<string>(['tenant']);
   for (const m of rule.pattern.matchAll(/\{([a-z_]+)(?:=\*)?\}/g)) {
