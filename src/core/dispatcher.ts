@@ -82,11 +82,6 @@ export class Dispatcher {
     return s.upstream;
   }
 
-  /** The upstream binding a route uses, once known (for logs and cards). */
-  async upstreamBinding(route: RouteConfig): Promise<Binding> {
-    return (await this.upstream(route)).resolved.binding;
-  }
-
   private upstreamTenant(route: RouteConfig, env: Envelope, resolved: ResolvedUpstream): string {
     const policy = route.upstream.tenant;
     if (policy.mode === 'set') return policy.value;

@@ -29,12 +29,13 @@ export function splitList(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
 }
 
+/** `queryVersion`: the A2A-Version query parameter (§3.6.1), used when no header is sent. */
 export function readServiceParameters(
   header: HeaderGetter,
   allowList: readonly string[],
-  versionOverride?: string,
+  queryVersion?: string,
 ): ServiceParameters {
-  const version = negotiateVersion(versionOverride ?? header('a2a-version'));
+  const version = negotiateVersion(header('a2a-version') ?? queryVersion);
   const forwardedHeaders: Record<string, string> = {};
   for (const name of [...ALWAYS_FORWARDED, ...allowList]) {
     const v = header(name);

@@ -29,8 +29,12 @@ function isValidId(id: unknown): id is JsonRpcId {
 export class JsonRpcInbound {
   constructor(private readonly dispatcher: Dispatcher) {}
 
+  private logFailure(call: HttpCall, candidates: RouteCandidates, method: string, err: A2AError, started: bigint): void {
+    this.dispatcher.logCall(method, { inbound: INBOUND, requestId: call.requestId, route: candidates[0] }, undefined, { ok: false, error: err }, started);
+  }
+
   private reject(call: HttpCall, status: number, err: A2AError, candidates: RouteCandidates): HttpAnswer {
-    this.dispatcher.logCall('-', { inbound: INBOUND, requestId: call.requestId, route: candidates[0] }, undefined, { ok: false, error: err }, process.hrtime.bigint());
+    this.logFailure(call, candidates, '-', err, process.hrtime.bigint());
     return answer(status, errorResponse(null, err));
   }
 
@@ -67,13 +71,13 @@ export class JsonRpcInbound {
     const hasId = 'id' in r;
     const id: JsonRpcId = hasId && isValidId(r.id) ? r.id : null;
     const fail = (err: A2AError, method = '-'): JsonObject | undefined => {
-      this.dispatcher.logCall(method, { inbound: INBOUND, requestId: call.requestId, route: candidates[0] }, undefined, { ok: false, error: err }, started);
+      this.logFailure(call, candidates, method, err, started);
       return hasId ? errorResponse(id, err) : undefined;
     };
     if (r.jsonrpc !== '2.0' || typeof r.method !== 'string' || (hasId && !isValidId(r.id))) {
       const err = A2AError.of('INVALID_REQUEST', 'Request payload validation error: expected {"jsonrpc":"2.0","method":string,"id"?,"params"?}');
-      this.dispatcher.logCall('-', { inbound: INBOUND, requestId: call.requestId, route: candidates[0] }, undefined, { ok: false, error: err }, started);
-      return errorResponse(id, err);
+      this.logFailure(call, candidates, '-', err, started);
+      return errorResponse(id, err); // an invalid request is answered even without a usable id
     }
     const info = methodByName(r.method);
     if (!info) return fail(A2AError.of('METHOD_NOT_FOUND', `Method not found: ${r.method}`), r.method);
@@ -83,7 +87,7 @@ export class JsonRpcInbound {
     let env: Envelope;
     let route;
     try {
-      const serviceParameters = readServiceParameters(call.header, candidates[0]?.forwardHeaders ?? []);
+      const serviceParameters = readServiceParameters(call.header, candidates[0]?.forwardHeaders ?? [], call.query.get('A2A-Version') ?? undefined);
       if (r.params !== undefined && (r.params === null || typeof r.params !== 'object' || Array.isArray(r.params))) {
         throw A2AError.invalidParams([{ field: 'params', description: 'params must be an object' }]);
       }

@@ -39,6 +39,9 @@ export class JsonRpcUpstream implements UpstreamClient {
     if (!json || typeof json !== 'object' || json.jsonrpc !== '2.0') {
       throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered HTTP ${answer.status} without a JSON-RPC response`);
     }
+    if (json.id !== id && !(json.id === null && json.error !== undefined)) {
+      throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered JSON-RPC id ${JSON.stringify(json.id)} to request id ${id}`);
+    }
     if (json.error !== undefined) {
       const err = readErrorObject(json.error);
       if (err) throw err;
