@@ -1,0 +1,72 @@
+// The upstream SSE reader against a recorded stream with every feature the
+// issue lists, cut at every byte offset (and into single bytes), plus the
+// event size limit.
+import t from 'tap';
+import { readSse, SseParser, type SseEvent } from '../../src/sse/reader.js';
+
+const RECORDED = '\ufeff: a comment first\n'
+  + 'retry: 3000\n'
+  + 'id: 1\n'
+  + 'data: {"a":1}\n\n'
+  + 'event: update\r\n'
+  + 'data: line one\r\n'
+  + 'data: line two\r\n\r\n'
+  + 'data:no-space\r\r'
+  + ': keep-alive\n\n'
+  + 'id: 7\n'
+  + 'data: {"é":"ünïcödé ✓"}\n'
+  + 'data\n\n'
+  + 'event: error\n'
+  + 'data: {"error":{"code":500}}\n\n'
+  + 'data: unterminated';
+
+const EXPECTED: SseEvent[] = [
+  { event: 'message', data: '{"a":1}', id: '1', retry: 3000 },
+  { event: 'update', data: 'line one\nline two', id: '1' },
+  { event: 'message', data: 'no-space', id: '1' },
+  { event: 'message', data: '{"é":"ünïcödé ✓"}\n', id: '7' },
+  { event: 'error', data: '{"error":{"code":500}}', id: '7' },
+];
+
+async function* chunks(parts: Uint8Array[]): AsyncGenerator<Uint8Array> {
+  for (const p of parts) yield p;
+}
+
+async function parse(parts: Uint8Array[], max = 1 << 20): Promise<SseEvent[]> {
+  const out: SseEvent[] = [];
+  for await (const ev of readSse(chunks(parts), max)) out.push(ev);
+  return out;
+}
+
+t.test('the recorded stream in one chunk', async (tt) => {
+  tt.same(await parse([Buffer.from(RECORDED)]), EXPECTED);
+});
+
+t.test('cut at every byte offset', async (tt) => {
+  const bytes = Buffer.from(RECORDED);
+  let failures = 0;
+  for (let cut = 1; cut < bytes.length; cut++) {
+    const got = await parse([bytes.subarray(0, cut), bytes.subarray(cut)]);
+    if (JSON.stringify(got) !== JSON.stringify(EXPECTED)) {
+      failures++;
+      tt.same(got, EXPECTED, `cut at byte ${cut}`);
+    }
+  }
+  tt.equal(failures, 0, `${bytes.length - 1} two-chunk cuts all parse the same`);
+  const single = [...bytes].map((b) => Uint8Array.of(b));
+  tt.same(await parse(single), EXPECTED, 'one byte per chunk (UTF-8 split inside characters too)');
+});
+
+t.test('several events in one chunk are all delivered', async (tt) => {
+  const p = new SseParser(1024);
+  tt.same(p.push('data: 1\n\ndata: 2\n\ndata: 3\n\n').map((e) => e.data), ['1', '2', '3']);
+});
+
+t.test('an event over the size limit fails clearly', async (tt) => {
+  const big = `data: ${'x'.repeat(5000)}\n\n`;
+  await tt.rejects(parse([Buffer.from(big)], 4096), { limit: 4096, message: /maximum size/ }, 'one long data line');
+  const manyLines = Array.from({ length: 100 }, () => `data: ${'y'.repeat(100)}\n`).join('');
+  await tt.rejects(parse([Buffer.from(manyLines)], 4096), { message: /maximum size of 4096 bytes/ });
+  const noNewline = 'data: '.concat('z'.repeat(10_000));
+  await tt.rejects(parse([Buffer.from(noNewline.slice(0, 5000)), Buffer.from(noNewline.slice(5000))], 4096), { message: /maximum size/ }, 'a line that never ends');
+});
