@@ -15,10 +15,18 @@ export interface HttpCall {
   signal: AbortSignal;
 }
 
+/** One Server-Sent Event to write (data holds no newline: it is one JSON text). */
+export interface SseFrame {
+  event?: string;
+  data: string;
+}
+
 export interface HttpAnswer {
   status: number;
   headers: Record<string, string>;
   body?: string;
+  /** A streamed answer: written as text/event-stream, pulled one frame at a time. */
+  sse?: { frames: AsyncIterable<SseFrame>; keepAliveMs: number };
 }
 
 /** Routes whose prefix matched, most specific first; the handler picks by tenant. */

@@ -25,7 +25,8 @@ function cardUrlOf(route: RouteConfig): string | undefined {
   return binding === 'auto' ? `${url.replace(/\/+$/, '')}${WELL_KNOWN_CARD}` : `${new URL(url).origin}${WELL_KNOWN_CARD}`;
 }
 
-function minimalCard(route: RouteConfig): JsonObject {
+/** The card served for an upstream that publishes none (a gRPC agent without `card:`). */
+export function minimalCard(route: RouteConfig): JsonObject {
   return {
     name: route.name,
     description: `A2A agent served through a2a-gateway route "${route.name}"`,
@@ -38,10 +39,11 @@ function minimalCard(route: RouteConfig): JsonObject {
   };
 }
 
-export async function fetchUpstreamCard(route: RouteConfig): Promise<JsonObject> {
+/** The upstream's own card, or undefined when it has no source to read it from. */
+export async function fetchUpstreamCard(route: RouteConfig): Promise<JsonObject | undefined> {
   if (route.card?.file) return JSON.parse(readFileSync(route.card.file, 'utf8')) as JsonObject;
   const url = cardUrlOf(route);
-  if (!url) return minimalCard(route);
+  if (!url) return undefined;
   const res = await request(url, { headers: { accept: 'application/json' }, headersTimeout: route.timeoutMs, bodyTimeout: route.timeoutMs });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`agent card at ${url} answered HTTP ${res.statusCode}`);

@@ -75,6 +75,9 @@ interface RawRoute {
   upstream: { url: string; binding?: Binding | 'auto'; tenant?: unknown };
   card?: { file?: string; url?: string };
   timeoutMs?: number;
+  streamIdleTimeoutMs?: number;
+  sseKeepAliveMs?: number;
+  maxSseEventBytes?: number;
   maxBodyBytes?: number;
   forwardHeaders?: string[];
 }
@@ -95,6 +98,9 @@ export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig 
     upstream: { url: r.upstream.url, binding: r.upstream.binding ?? 'auto', tenant: tenantPolicy(r.upstream.tenant) },
     card: r.card ? { ...r.card, ...(r.card.file ? { file: resolve(baseDir, r.card.file) } : {}) } : undefined,
     timeoutMs: r.timeoutMs ?? DEFAULTS.timeoutMs,
+    streamIdleTimeoutMs: r.streamIdleTimeoutMs ?? DEFAULTS.streamIdleTimeoutMs,
+    sseKeepAliveMs: r.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
+    maxSseEventBytes: r.maxSseEventBytes ?? DEFAULTS.maxSseEventBytes,
     maxBodyBytes: r.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     forwardHeaders: (r.forwardHeaders ?? []).map((h) => h.toLowerCase()),
   };

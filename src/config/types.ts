@@ -25,7 +25,14 @@ export interface RouteConfig {
   upstream: UpstreamConfig;
   /** Where the upstream's Agent Card is read from, when not its well-known URI. */
   card: { file?: string; url?: string } | undefined;
+  /** Unary upstream timeout; for streams, the time to the upstream's first answer. */
   timeoutMs: number;
+  /** A stream with no event for this long fails with UPSTREAM_TIMEOUT. */
+  streamIdleTimeoutMs: number;
+  /** SSE keep-alive comment interval towards callers; 0 = off. */
+  sseKeepAliveMs: number;
+  /** Largest SSE event accepted from an upstream. */
+  maxSseEventBytes: number;
   maxBodyBytes: number;
   /** Lower-case header names forwarded upstream besides the always-forwarded ones. */
   forwardHeaders: string[];
@@ -49,6 +56,9 @@ export const DEFAULTS = {
   httpPort: 8080,
   grpcPort: 50051,
   timeoutMs: 30_000,
+  streamIdleTimeoutMs: 300_000,
+  sseKeepAliveMs: 15_000,
+  maxSseEventBytes: 16 * 1024 * 1024,
   maxBodyBytes: 10 * 1024 * 1024,
   logLevel: 'info',
 } as const;

@@ -1,6 +1,7 @@
 // What every upstream client (src/bindings/*/outbound.ts) provides: send one
 // envelope to the agent over its binding and return the typed response, or
-// throw an A2AError (errors as data, §3.3.2).
+// open a stream of StreamResponse events (§3.1.2, §3.1.6); failures are
+// thrown as A2AErrors (errors as data, §3.3.2).
 import type { Envelope } from './envelope.js';
 import type { ProtoObject } from '../proto/protojson.js';
 
@@ -8,9 +9,12 @@ export interface UpstreamTarget {
   /** JSON-RPC endpoint URL, REST base URL, or gRPC host:port. */
   url: string;
   timeoutMs: number;
+  maxSseEventBytes: number;
 }
 
 export interface UpstreamClient {
   unary(env: Envelope, signal: AbortSignal): Promise<ProtoObject>;
+  /** StreamResponse events, pulled one at a time; aborting `signal` ends the upstream call. */
+  stream(env: Envelope, signal: AbortSignal): AsyncIterable<ProtoObject>;
   close(): Promise<void>;
 }

@@ -2,8 +2,10 @@
 // behind the embedded default config (gRPC only) and the real peer the
 // tests drive the gateway against (any set of bindings).
 // Behaviour by the first text part: "message" → a Message reply; "input" →
-// a Task left in TASK_STATE_INPUT_REQUIRED (cancelable); anything else → a
-// completed Task with an "echo: …" artifact.
+// a Task left in TASK_STATE_INPUT_REQUIRED (cancelable); "stream" → task,
+// working, three artifact chunks (append/lastChunk), completed; "hold" →
+// task and working, then nothing until canceled or closed (a long-running
+// stream); anything else → a completed Task with an "echo: …" artifact.
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import * as grpc from '@grpc/grpc-js';
@@ -32,9 +34,49 @@ function textPart(text: string): Part {
   return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
 }
 
+function now(): string {
+  return new Date().toISOString();
+}
+
 class EchoExecutor implements AgentExecutor {
   seen: SeenCall | undefined;
   lastHeaders: Record<string, string> = {};
+  private readonly holds = new Set<() => void>();
+
+  releaseAll(): void {
+    for (const release of this.holds) release();
+    this.holds.clear();
+  }
+
+  private streamed(ctx: RequestContext, bus: ExecutionEventBus, text: string, working: Message): Promise<void> | void {
+    const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
+    bus.publish(AgentEvent.task({
+      id: ctx.taskId, contextId: ctx.contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: now(), message: undefined },
+      artifacts: [], history: [ctx.userMessage], metadata: undefined,
+    }));
+    bus.publish(AgentEvent.statusUpdate({ ...ids, status: { state: TaskState.TASK_STATE_WORKING, timestamp: now(), message: working }, metadata: undefined }));
+    if (text === 'hold') {
+      return new Promise<void>((resolve) => {
+        const release = (): void => {
+          this.holds.delete(release);
+          bus.publish(AgentEvent.statusUpdate({ ...ids, status: { state: TaskState.TASK_STATE_CANCELED, timestamp: now(), message: undefined }, metadata: undefined }));
+          bus.finished();
+          resolve();
+        };
+        this.holds.add(release);
+      });
+    }
+    const chunks = ['chunk one, ', 'chunk two, ', 'chunk three'];
+    chunks.forEach((chunk, i) => {
+      bus.publish(AgentEvent.artifactUpdate({
+        ...ids,
+        artifact: { artifactId: 'streamed', name: 'streamed', description: '', parts: [textPart(chunk)], metadata: undefined, extensions: [] },
+        append: i > 0, lastChunk: i === chunks.length - 1, metadata: { chunk: i },
+      }));
+    });
+    bus.publish(AgentEvent.statusUpdate({ ...ids, status: { state: TaskState.TASK_STATE_COMPLETED, timestamp: now(), message: undefined }, metadata: undefined }));
+    bus.finished();
+  }
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const first = ctx.userMessage.parts.find((p) => p.content?.$case === 'text');
@@ -50,6 +92,7 @@ class EchoExecutor implements AgentExecutor {
       role: Role.ROLE_AGENT, messageId: randomUUID(), parts: [textPart(body)], taskId: ctx.taskId,
       contextId: ctx.contextId, extensions: [], metadata: undefined, referenceTaskIds: [],
     });
+    if (text === 'stream' || text === 'hold') return this.streamed(ctx, bus, text, agentMessage('working on it'));
     if (text === 'message') {
       bus.publish(AgentEvent.message({ ...agentMessage('a message, not a task'), taskId: '' }));
       bus.finished();
@@ -70,6 +113,10 @@ class EchoExecutor implements AgentExecutor {
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+    if (this.holds.size > 0) {
+      this.releaseAll();
+      return;
+    }
     bus.publish(AgentEvent.statusUpdate({
       taskId, contextId: '', status: { state: TaskState.TASK_STATE_CANCELED, timestamp: new Date().toISOString(), message: undefined }, metadata: undefined,
     }));
@@ -97,6 +144,10 @@ export interface RunningAgent {
   /** The upstream URL for a binding, as the gateway config wants it. */
   urlFor(binding: AgentBinding): string;
   lastCall(): SeenCall | undefined;
+  /** Requests (HTTP) and streaming calls (gRPC) the agent has open now. */
+  openCalls(): number;
+  /** When the agent last saw a call end (ms since epoch). */
+  lastClosedAt(): number;
   close(): Promise<void>;
 }
 
@@ -108,7 +159,7 @@ export function echoAgentCard(name: string, opts: Pick<EchoAgentOptions, 'pushNo
     provider: { organization: 'a2a-gateway', url: 'https://example.com/a2a-gateway' },
     version: '1.0.0',
     capabilities: {
-      streaming: false, pushNotifications: opts.pushNotifications ?? true, extensions: [], extendedAgentCard: opts.extendedAgentCard ?? false,
+      streaming: true, pushNotifications: opts.pushNotifications ?? true, extensions: [], extendedAgentCard: opts.extendedAgentCard ?? false,
     },
     securitySchemes: {},
     securityRequirements: [],
@@ -137,14 +188,21 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
     opts.pushNotifications === false ? undefined : new InMemoryPushNotificationStore(), undefined, extended,
   );
   let httpServer: HttpServer | undefined;
+  let open = 0;
+  let closedAt = 0;
   let grpcServer: grpc.Server | undefined;
   let httpUrl = '';
   let grpcAddress = '';
   const wantsHttp = opts.bindings.some((b) => b !== 'GRPC');
   if (wantsHttp) {
     const app = express();
-    app.use((req, _res, next) => {
+    app.use((req, res, next) => {
       executor.lastHeaders = recordHeaders(req.headers);
+      open++;
+      res.once('close', () => {
+        open--;
+        closedAt = Date.now();
+      });
       next();
     });
     app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
@@ -161,8 +219,20 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
     const impl = grpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }) as unknown as Record<string, (call: { metadata: grpc.Metadata }, cb?: unknown) => unknown>;
     const wrapped: Record<string, unknown> = {};
     for (const [name, fn] of Object.entries(impl)) {
-      wrapped[name] = (call: { metadata: grpc.Metadata }, cb?: unknown) => {
+      wrapped[name] = (call: { metadata: grpc.Metadata; once?: (e: string, l: () => void) => void }, cb?: unknown) => {
         executor.lastHeaders = recordHeaders(call.metadata.getMap());
+        if (cb === undefined && call.once) {
+          open++;
+          let ended = false;
+          const end = (): void => {
+            if (ended) return;
+            ended = true;
+            open--;
+            closedAt = Date.now();
+          };
+          call.once('cancelled', end);
+          call.once('finish', end);
+        }
         return fn(call, cb);
       };
     }
@@ -180,7 +250,10 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
     card, httpUrl, jsonRpcUrl, restUrl, grpcAddress,
     urlFor: (b) => iface[b],
     lastCall: () => executor.seen,
+    openCalls: () => open,
+    lastClosedAt: () => closedAt,
     async close() {
+      executor.releaseAll();
       await Promise.all([
         httpServer ? new Promise<void>((resolve) => { httpServer!.closeAllConnections(); httpServer!.close(() => resolve()); }) : undefined,
         grpcServer ? new Promise<void>((resolve) => grpcServer!.tryShutdown(() => resolve())) : undefined,

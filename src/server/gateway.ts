@@ -44,7 +44,12 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const router = new Router(config.routes);
   const dispatcher = new Dispatcher((binding, target) => UPSTREAM_CLIENTS[binding](target), log);
 
-  const grpcServer = new grpc.Server({ 'grpc.max_receive_message_length': Math.max(...config.routes.map((r) => r.maxBodyBytes)) });
+  const grpcServer = new grpc.Server({
+    'grpc.max_receive_message_length': Math.max(...config.routes.map((r) => r.maxBodyBytes)),
+    // Ping idle callers so dead peers of long streams are noticed (§10.7).
+    'grpc.keepalive_time_ms': 120_000,
+    'grpc.keepalive_timeout_ms': 20_000,
+  });
   const { definition, handlers } = new GrpcInbound(dispatcher, router).service();
   grpcServer.addService(definition, handlers);
   const grpcPort = await bindGrpc(grpcServer, hostPort(config.host, config.grpcPort));

@@ -11,9 +11,10 @@ import { errorResponse } from '../bindings/jsonrpc/wire.js';
 import { JsonRpcInbound } from '../bindings/jsonrpc/inbound.js';
 import { RestInbound, restAnswer, restError } from '../bindings/rest/inbound.js';
 import { matchRestPath } from '../bindings/rest/paths.js';
-import { WELL_KNOWN_CARD } from '../card/upstream-card.js';
+import { minimalCard, WELL_KNOWN_CARD } from '../card/upstream-card.js';
 import { servedCard, type PublicAddresses } from '../card/served-card.js';
 import type { RouteConfig } from '../config/types.js';
+import { writeSse } from '../sse/writer.js';
 import type { Dispatcher } from '../core/dispatcher.js';
 import { A2AError } from '../errors/a2a-error.js';
 import type { Router } from '../routing/router.js';
@@ -119,13 +120,19 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         signal: abort.signal,
       };
       const answer = isJsonRpcPath(req.method, below) ? await jsonrpc.handle(call, group) : await rest.handle(call, group);
-      return send(reply, answer);
+      if (!answer.sse) return send(reply, answer);
+      reply.hijack();
+      await writeSse(reply.raw, answer.sse.frames, answer.sse.keepAliveMs).catch((e: unknown) => {
+        deps.logger.warn({ requestId: call.requestId, err: (e as Error).message }, 'stream write failed');
+        reply.raw.destroy();
+      });
+      return reply;
     },
   });
 
   async function serveCard(req: FastifyRequest, route: RouteConfig): Promise<HttpAnswer> {
     try {
-      const card = await deps.dispatcher.card(route);
+      const card = (await deps.dispatcher.card(route)) ?? minimalCard(route);
       const body = servedCard(card, deps.addresses(), route, { host: req.headers.host ?? 'localhost' });
       return { ...restAnswer(200, body), headers: { 'content-type': 'application/json' } };
     } catch (e) {

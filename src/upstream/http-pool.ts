@@ -1,14 +1,33 @@
 // Shared HTTP plumbing for the HTTP-based upstream clients (JSON-RPC and REST
 // outbound): one undici keep-alive Pool per upstream origin, the request
-// timeout, and transport failures turned into gateway errors
-// (connection refused → UPSTREAM_UNAVAILABLE, timeout → UPSTREAM_TIMEOUT).
+// timeout, streamed bodies for SSE (pulled, so a slow caller slows the
+// upstream), and transport failures turned into gateway errors
+// (connection refused or dropped → UPSTREAM_UNAVAILABLE, timeout →
+// UPSTREAM_TIMEOUT, caller gone → CANCELLED).
 import { Pool, type Dispatcher } from 'undici';
 import { A2AError } from '../errors/a2a-error.js';
+import { readSse, SseEventTooLarge, type SseEvent } from '../sse/reader.js';
 
 export interface HttpAnswer {
   status: number;
   contentType: string;
   text: string;
+}
+
+export interface HttpStream {
+  status: number;
+  contentType: string;
+  /** The whole body as text (for a non-SSE answer). */
+  text(): Promise<string>;
+  /** The body as SSE events; transport failures come out as A2AErrors. */
+  events(maxEventBytes: number): AsyncGenerator<SseEvent>;
+}
+
+export interface HttpRequestOptions {
+  method: Dispatcher.HttpMethod;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
 }
 
 const REFUSED = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
@@ -17,6 +36,10 @@ const TIMEOUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND
 function codeOf(e: unknown): string {
   const err = e as { code?: string; cause?: { code?: string } };
   return err?.code ?? err?.cause?.code ?? '';
+}
+
+export function isEventStream(contentType: string): boolean {
+  return contentType.toLowerCase().startsWith('text/event-stream');
 }
 
 export class HttpPool {
@@ -30,19 +53,25 @@ export class HttpPool {
     this.basePath = u.pathname.replace(/\/+$/, '');
   }
 
-  async request(
-    opts: { method: Dispatcher.HttpMethod; path: string; headers: Record<string, string>; body?: string },
-    signal: AbortSignal,
-  ): Promise<HttpAnswer> {
+  private failure(e: unknown, signal: AbortSignal, timedOut: boolean, stage: string): A2AError {
+    if (e instanceof A2AError) return e;
+    const code = codeOf(e);
+    if (timedOut || TIMEOUT.has(code)) return A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${this.timeoutMs} ms`);
+    if (signal.aborted) return A2AError.of('CANCELLED', 'the call was cancelled');
+    if (REFUSED.has(code) || stage === 'body') {
+      return A2AError.of('UPSTREAM_UNAVAILABLE', stage === 'body' ? `upstream connection dropped mid-stream (${code || (e as Error).message})` : `upstream unreachable (${code})`);
+    }
+    return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${(e as Error).message}`);
+  }
+
+  /** A unary request: the whole answer, within the timeout. */
+  async request(opts: HttpRequestOptions, signal: AbortSignal): Promise<HttpAnswer> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
-    const both = AbortSignal.any([signal, timeout]);
     try {
       const res = await this.pool.request({
-        method: opts.method,
-        path: opts.path,
-        headers: opts.headers,
+        ...opts,
         body: opts.body ?? null,
-        signal: both,
+        signal: AbortSignal.any([signal, timeout]),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
@@ -50,14 +79,48 @@ export class HttpPool {
       const ct = res.headers['content-type'];
       return { status: res.statusCode, contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '', text };
     } catch (e) {
-      const code = codeOf(e);
-      if (timeout.aborted || TIMEOUT.has(code)) {
-        throw A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${this.timeoutMs} ms`);
-      }
-      if (signal.aborted) throw A2AError.of('CANCELLED', 'the caller cancelled the call');
-      if (REFUSED.has(code)) throw A2AError.of('UPSTREAM_UNAVAILABLE', `upstream unreachable (${code})`);
-      throw A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${(e as Error).message}`);
+      throw this.failure(e, signal, timeout.aborted, 'request');
     }
+  }
+
+  /**
+   * A streaming request: the timeout covers only the wait for the answer's
+   * headers; the body is read as the caller pulls (no overall timeout; the
+   * dispatcher applies the route's idle timeout per event).
+   */
+  async open(opts: HttpRequestOptions, signal: AbortSignal): Promise<HttpStream> {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.pool.request({ ...opts, body: opts.body ?? null, signal, headersTimeout: this.timeoutMs, bodyTimeout: 0 });
+    } catch (e) {
+      throw this.failure(e, signal, false, 'request');
+    }
+    const ct = res.headers['content-type'];
+    const body = res.body;
+    const fail = (e: unknown): A2AError => {
+      if (e instanceof SseEventTooLarge) return A2AError.of('INVALID_AGENT_RESPONSE', `upstream stream: ${e.message}`);
+      return this.failure(e, signal, false, 'body');
+    };
+    return {
+      status: res.statusCode,
+      contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '',
+      text: async () => {
+        try {
+          return await body.text();
+        } catch (e) {
+          throw fail(e);
+        }
+      },
+      async *events(maxEventBytes: number) {
+        try {
+          yield* readSse(body, maxEventBytes);
+        } catch (e) {
+          throw fail(e);
+        } finally {
+          if (!body.destroyed) body.destroy();
+        }
+      },
+    };
   }
 
   async close(): Promise<void> {

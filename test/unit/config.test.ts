@@ -16,7 +16,8 @@ t.test('a full config in its typed form', async (tt) => {
   tt.same(billing, {
     name: 'billing', pathPrefix: '/billing', hosts: ['billing.example.com'], tenant: 'acme',
     upstream: { url: 'http://billing:9000/a2a/jsonrpc', binding: 'JSONRPC', tenant: { mode: 'set', value: 'internal' } },
-    card: { file: join(DIR, 'billing-card.json') }, timeoutMs: 5000, maxBodyBytes: 1024, forwardHeaders: ['x-request-id'],
+    card: { file: join(DIR, 'billing-card.json') }, timeoutMs: 5000, streamIdleTimeoutMs: 60000, sseKeepAliveMs: 0,
+    maxSseEventBytes: 65536, maxBodyBytes: 1024, forwardHeaders: ['x-request-id'],
   });
   tt.same(search?.upstream.tenant, { mode: 'clear' });
   tt.equal(search?.pathPrefix, '', 'the root prefix');

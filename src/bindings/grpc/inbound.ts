@@ -1,11 +1,13 @@
 // gRPC inbound (spec §10): the lf.a2a.v1.A2AService service on the gateway's
-// gRPC port. Request bytes are decoded here (not by grpc-js) so that bad
+// gRPC port, unary and server-streaming (§10.7). Request bytes are decoded here (not by grpc-js) so that bad
 // protobuf is INVALID_ARGUMENT; service parameters come from metadata
 // (§10.2); errors go out as status + grpc-status-details-bin (§10.6).
+import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import type { Binding } from '../../config/types.js';
 import { checkRequired } from '../../core/decode.js';
-import { asA2AError, type Dispatcher } from '../../core/dispatcher.js';
+import { asA2AError, type CallContext, type Dispatcher } from '../../core/dispatcher.js';
+import type { Envelope } from '../../core/envelope.js';
 import { METHODS, type MethodInfo } from '../../core/methods.js';
 import { readServiceParameters } from '../../core/service-params.js';
 import { A2AError } from '../../errors/a2a-error.js';
@@ -15,6 +17,11 @@ import type { Router } from '../../routing/router.js';
 import { toServiceError } from './status.js';
 
 const INBOUND: Binding = 'GRPC';
+type GrpcCall = grpc.ServerUnaryCall<Buffer, Buffer> | grpc.ServerWritableStream<Buffer, Buffer>;
+
+function encode(info: MethodInfo, response: ProtoObject): Buffer {
+  return Buffer.from(info.responseType.encode(info.responseType.fromObject(response)).finish());
+}
 const identity = (b: Buffer): Buffer => b;
 let nextId = 0;
 
@@ -47,7 +54,7 @@ export class GrpcInbound {
       };
       handlers[info.name] = info.streaming
         ? (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
-            call.emit('error', toServiceError(A2AError.of('UNSUPPORTED_OPERATION', `${info.name} (streaming) is not served by this gateway yet`)));
+            void this.serverStream(info, call);
           }
         : (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
             this.unary(info, call).then(
@@ -59,13 +66,15 @@ export class GrpcInbound {
     return { definition, handlers };
   }
 
-  private async unary(info: MethodInfo, call: grpc.ServerUnaryCall<Buffer, Buffer>): Promise<Buffer> {
+  /** Decodes and routes a call; failures are logged and thrown as A2AErrors. */
+  private prepare(info: MethodInfo, call: GrpcCall): { env: Envelope; ctx: CallContext } {
     const started = process.hrtime.bigint();
     const requestId = `grpc-${++nextId}`;
     const abort = new AbortController();
     call.on('cancelled', () => abort.abort());
     let request: ProtoObject;
     let route;
+    let tenant = '';
     const header = headerGetter(call.metadata);
     let serviceParameters;
     try {
@@ -75,7 +84,7 @@ export class GrpcInbound {
         throw A2AError.of('PARSE_ERROR', `request is not a valid ${info.requestType.name}: ${(e as Error).message}`);
       }
       checkRequired(info, request);
-      const tenant = String(request.tenant ?? '');
+      tenant = String(request.tenant ?? '');
       route = this.router.grpcRoute(call.getHost?.() ?? header(':authority'), tenant);
       if (!route) throw A2AError.of('NO_ROUTE', `no route for tenant "${tenant}"`);
       if (call.request.length > route.maxBodyBytes) {
@@ -87,12 +96,34 @@ export class GrpcInbound {
       this.dispatcher.logCall(info.name, { inbound: INBOUND, requestId, route }, undefined, { ok: false, error: err }, started);
       throw err;
     }
-    const tenant = String(request.tenant ?? '');
-    const reply = await this.dispatcher.unary(
-      { method: info.name, serviceParameters, tenant, request },
-      { route, inbound: INBOUND, requestId, signal: abort.signal },
-    );
+    return {
+      env: { method: info.name, serviceParameters, tenant, request },
+      ctx: { route, inbound: INBOUND, requestId, signal: abort.signal },
+    };
+  }
+
+  private async unary(info: MethodInfo, call: grpc.ServerUnaryCall<Buffer, Buffer>): Promise<Buffer> {
+    const { env, ctx } = this.prepare(info, call);
+    const reply = await this.dispatcher.unary(env, ctx);
     if (!reply.ok) throw reply.error;
-    return Buffer.from(info.responseType.encode(info.responseType.fromObject(reply.response)).finish());
+    return encode(info, reply.response);
+  }
+
+  /**
+   * §10.7: each upstream event written as it arrives; the next one pulled only
+   * when grpc-js took the last (write() false → wait for 'drain'); a failure
+   * at any point ends the call with its status and grpc-status-details-bin.
+   */
+  private async serverStream(info: MethodInfo, call: grpc.ServerWritableStream<Buffer, Buffer>): Promise<void> {
+    try {
+      const { env, ctx } = this.prepare(info, call);
+      for await (const event of this.dispatcher.stream(env, ctx)) {
+        if (call.cancelled) return;
+        if (!call.write(encode(info, event))) await Promise.race([once(call, 'drain'), once(call, 'cancelled')]);
+      }
+      if (!call.cancelled) call.end();
+    } catch (e) {
+      if (!call.cancelled) call.emit('error', toServiceError(asA2AError(e)));
+    }
   }
 }

@@ -2,16 +2,20 @@
 // notification) into envelopes, hands them to the dispatcher, and writes the
 // JSON-RPC responses. Transport-level rejections (415 Content-Type, 413 body
 // size) keep their HTTP status; every JSON-RPC-level answer is HTTP 200.
-import type { Binding } from '../../config/types.js';
+// Streaming methods (§9.4.2, §9.4.6) answer text/event-stream whose events are
+// JSON-RPC responses with the request's id; an error before the first event
+// is a plain JSON-RPC error, one after it a final `event: error` response.
+import type { Binding, RouteConfig } from '../../config/types.js';
 import { requestFromJson } from '../../core/decode.js';
 import { asA2AError, type Dispatcher } from '../../core/dispatcher.js';
-import type { Envelope, Reply } from '../../core/envelope.js';
-import { methodByName } from '../../core/methods.js';
+import type { Envelope } from '../../core/envelope.js';
+import { methodByName, type MethodInfo } from '../../core/methods.js';
 import { readServiceParameters } from '../../core/service-params.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import { toJson, type Json, type JsonObject } from '../../proto/protojson.js';
 import { tenantMatches } from '../../routing/router.js';
 import { mediaType, type HttpAnswer, type HttpCall, type RouteCandidates } from '../http-request.js';
+import { openSse } from '../sse-answer.js';
 import { errorResponse, resultResponse, type JsonRpcId } from './wire.js';
 
 const INBOUND: Binding = 'JSONRPC';
@@ -25,6 +29,11 @@ function answer(status: number, body: Json | undefined): HttpAnswer {
 function isValidId(id: unknown): id is JsonRpcId {
   return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
 }
+
+/** A decoded request ready to dispatch, or the response that ends it here. */
+type Prepared =
+  | { done: true; response: JsonObject | undefined }
+  | { done: false; info: MethodInfo; env: Envelope; route: RouteConfig; id: JsonRpcId; hasId: boolean };
 
 export class JsonRpcInbound {
   constructor(private readonly dispatcher: Dispatcher) {}
@@ -54,38 +63,36 @@ export class JsonRpcInbound {
     }
     if (Array.isArray(parsed)) {
       if (parsed.length === 0) return answer(200, errorResponse(null, A2AError.of('INVALID_REQUEST', 'empty batch')));
-      const replies = await Promise.all(parsed.map((item) => this.one(item, call, candidates)));
+      const replies = await Promise.all(parsed.map((item) => this.unary(this.prepare(item, call, candidates, true), call)));
       const present = replies.filter((r): r is JsonObject => r !== undefined);
       return answer(200, present.length > 0 ? present : undefined);
     }
-    return answer(200, await this.one(parsed, call, candidates));
+    const prepared = this.prepare(parsed, call, candidates, false);
+    if (!prepared.done && prepared.info.streaming) return this.stream(prepared, call);
+    return answer(200, await this.unary(prepared, call));
   }
 
-  /** One request object → its response, or undefined for a notification. */
-  private async one(req: unknown, call: HttpCall, candidates: RouteCandidates): Promise<JsonObject | undefined> {
+  private prepare(req: unknown, call: HttpCall, candidates: RouteCandidates, inBatch: boolean): Prepared {
     const started = process.hrtime.bigint();
     if (req === null || typeof req !== 'object' || Array.isArray(req)) {
-      return errorResponse(null, A2AError.of('INVALID_REQUEST', 'a JSON-RPC request must be an object'));
+      return { done: true, response: errorResponse(null, A2AError.of('INVALID_REQUEST', 'a JSON-RPC request must be an object')) };
     }
     const r = req as Record<string, unknown>;
     const hasId = 'id' in r;
     const id: JsonRpcId = hasId && isValidId(r.id) ? r.id : null;
-    const fail = (err: A2AError, method = '-'): JsonObject | undefined => {
+    const fail = (err: A2AError, method = '-', always = false): Prepared => {
       this.logFailure(call, candidates, method, err, started);
-      return hasId ? errorResponse(id, err) : undefined;
+      return { done: true, response: hasId || always ? errorResponse(id, err) : undefined };
     };
     if (r.jsonrpc !== '2.0' || typeof r.method !== 'string' || (hasId && !isValidId(r.id))) {
-      const err = A2AError.of('INVALID_REQUEST', 'Request payload validation error: expected {"jsonrpc":"2.0","method":string,"id"?,"params"?}');
-      this.logFailure(call, candidates, '-', err, started);
-      return errorResponse(id, err); // an invalid request is answered even without a usable id
+      // an invalid request is answered even without a usable id
+      return fail(A2AError.of('INVALID_REQUEST', 'Request payload validation error: expected {"jsonrpc":"2.0","method":string,"id"?,"params"?}'), '-', true);
     }
     const info = methodByName(r.method);
     if (!info) return fail(A2AError.of('METHOD_NOT_FOUND', `Method not found: ${r.method}`), r.method);
-    if (info.streaming) {
-      return fail(A2AError.of('UNSUPPORTED_OPERATION', `${info.name} (streaming) is not served by this gateway yet`), info.name);
+    if (info.streaming && (inBatch || !hasId)) {
+      return fail(A2AError.of('INVALID_REQUEST', `${info.name} streams its answer: send it alone, with an id`), info.name, true);
     }
-    let env: Envelope;
-    let route;
     try {
       const serviceParameters = readServiceParameters(call.header, candidates[0]?.forwardHeaders ?? [], call.query.get('A2A-Version') ?? undefined);
       if (r.params !== undefined && (r.params === null || typeof r.params !== 'object' || Array.isArray(r.params))) {
@@ -93,14 +100,30 @@ export class JsonRpcInbound {
       }
       const request = requestFromJson(info, r.params);
       const tenant = typeof request.tenant === 'string' ? request.tenant : '';
-      route = candidates.find((c) => tenantMatches(c, tenant));
+      const route = candidates.find((c) => tenantMatches(c, tenant));
       if (!route) throw A2AError.of('NO_ROUTE', `no route for tenant "${tenant}" here`);
-      env = { method: info.name, serviceParameters, tenant, request };
+      return { done: false, info, env: { method: info.name, serviceParameters, tenant, request }, route, id, hasId };
     } catch (e) {
       return fail(asA2AError(e), info.name);
     }
-    const reply: Reply = await this.dispatcher.unary(env, { route, inbound: INBOUND, requestId: call.requestId, signal: call.signal });
-    if (!hasId) return undefined;
-    return reply.ok ? resultResponse(id, toJson(info.responseType, reply.response)) : errorResponse(id, reply.error);
+  }
+
+  /** One unary request → its response, or undefined for a notification. */
+  private async unary(p: Prepared, call: HttpCall): Promise<JsonObject | undefined> {
+    if (p.done) return p.response;
+    const reply = await this.dispatcher.unary(p.env, { route: p.route, inbound: INBOUND, requestId: call.requestId, signal: call.signal });
+    if (!p.hasId) return undefined;
+    return reply.ok ? resultResponse(p.id, toJson(p.info.responseType, reply.response)) : errorResponse(p.id, reply.error);
+  }
+
+  private async stream(p: Extract<Prepared, { done: false }>, call: HttpCall): Promise<HttpAnswer> {
+    const events = this.dispatcher.stream(p.env, { route: p.route, inbound: INBOUND, requestId: call.requestId, signal: call.signal });
+    const opened = await openSse(
+      events,
+      (event) => ({ data: JSON.stringify(resultResponse(p.id, toJson(p.info.responseType, event))) }),
+      (err) => ({ event: 'error', data: JSON.stringify(errorResponse(p.id, err)) }),
+      p.route.sseKeepAliveMs,
+    );
+    return opened.ok ? opened.answer : answer(200, errorResponse(p.id, opened.error));
   }
 }

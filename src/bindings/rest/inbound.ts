@@ -15,6 +15,7 @@ import { tenantMatches } from '../../routing/router.js';
 import { mediaType, type HttpAnswer, type HttpCall, type RouteCandidates } from '../http-request.js';
 import { camel, matchRestPath } from './paths.js';
 import { A2A_JSON, errorBody } from './wire.js';
+import { openSse } from '../sse-answer.js';
 
 const INBOUND: Binding = 'HTTP+JSON';
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
@@ -56,17 +57,25 @@ export class RestInbound {
       const { match } = matchRestPath(call.method, call.path);
       if (!match) throw A2AError.of('METHOD_NOT_FOUND', `no A2A operation at ${call.method} ${call.path || '/'}`);
       info = match.route.method;
-      if (info.streaming) throw A2AError.of('UNSUPPORTED_OPERATION', `${info.name} (streaming) is not served by this gateway yet`);
       const json = this.requestJson(call, info, match.params, candidates[0]?.maxBodyBytes ?? Infinity);
       const serviceParameters = readServiceParameters(call.header, candidates[0]?.forwardHeaders ?? [], call.query.get('A2A-Version') ?? undefined);
       const request = requestFromJson(info, json);
       const tenant = match.params.tenant ?? '';
       const route = candidates.find((c) => tenantMatches(c, tenant));
       if (!route) throw A2AError.of('NO_ROUTE', `no route for tenant "${tenant}" here`);
-      const reply = await this.dispatcher.unary(
-        { method: info.name, serviceParameters, tenant, request },
-        { route, inbound: INBOUND, requestId: call.requestId, signal: call.signal },
-      );
+      const env = { method: info.name, serviceParameters, tenant, request };
+      const ctx = { route, inbound: INBOUND, requestId: call.requestId, signal: call.signal };
+      if (info.streaming) {
+        const type = info.responseType;
+        const opened = await openSse(
+          this.dispatcher.stream(env, ctx),
+          (event) => ({ data: JSON.stringify(toJson(type, event)) }),
+          (err) => ({ event: 'error', data: JSON.stringify(errorBody(err)) }),
+          route.sseKeepAliveMs,
+        );
+        return opened.ok ? opened.answer : restError(opened.error);
+      }
+      const reply = await this.dispatcher.unary(env, ctx);
       return reply.ok ? restAnswer(200, toJson(info.responseType, reply.response)) : restError(reply.error);
     } catch (e) {
       const err = asA2AError(e);

@@ -1,21 +1,23 @@
 // HTTP+JSON upstream client (spec §11): builds the URL from a2a.proto's
 // google.api.http rule (the /{tenant}/… form when a tenant is sent), puts the
 // remaining fields in the query (GET/DELETE, §11.5) or the body, and reads
-// the answer or the {"error": …} body (§11.6).
+// the answer or the {"error": …} body (§11.6). Streams (§11.7) are SSE of bare
+// StreamResponse JSON; SubscribeToTask is sent as POST, as §11.3 and the
+// official SDK do; an `event: error` (or an {"error"} event) fails the stream.
 import type { Envelope } from '../../core/envelope.js';
-import { methodInfo, type HttpRule } from '../../core/methods.js';
+import { methodInfo, type HttpRule, type MethodInfo } from '../../core/methods.js';
 import { responseFromJson } from '../../core/response.js';
 import { upstreamHeaders } from '../../core/service-params.js';
 import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import { toJson, type Json, type JsonObject, type ProtoObject } from '../../proto/protojson.js';
-import { HttpPool, parseJson } from '../../upstream/http-pool.js';
+import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../../upstream/http-pool.js';
 import { camel, patternVariables } from './paths.js';
 import { A2A_JSON, readErrorBody } from './wire.js';
 
-function chooseRule(rules: HttpRule[], tenant: string): HttpRule {
-  const wantTenant = tenant !== '';
-  const rule = rules.find((r) => r.pattern.includes('{tenant}') === wantTenant) ?? rules[0];
+function chooseRule(info: MethodInfo, tenant: string): HttpRule {
+  const forms = info.httpRules.filter((r) => r.pattern.includes('{tenant}') === (tenant !== ''));
+  const rule = (info.streaming ? forms.find((r) => r.verb === 'POST') : undefined) ?? forms[0] ?? info.httpRules[0];
   if (!rule) throw A2AError.of('INTERNAL_ERROR', 'method has no HTTP rule');
   return rule;
 }
@@ -32,17 +34,20 @@ function queryString(json: JsonObject, skip: Set<string>): string {
   return s ? `?${s}` : '';
 }
 
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 export class RestUpstream implements UpstreamClient {
   private readonly pool: HttpPool;
 
-  constructor(target: UpstreamTarget) {
+  constructor(private readonly target: UpstreamTarget) {
     this.pool = new HttpPool(target.url, target.timeoutMs);
   }
 
-  async unary(env: Envelope, signal: AbortSignal): Promise<ProtoObject> {
-    const info = methodInfo(env.method);
+  private request(env: Envelope, info: MethodInfo, accept: string): HttpRequestOptions {
     const json = toJson(info.requestType, env.request) as JsonObject;
-    const rule = chooseRule(info.httpRules, typeof json.tenant === 'string' ? json.tenant : '');
+    const rule = chooseRule(info, typeof json.tenant === 'string' ? json.tenant : '');
     const bound = new Set<string>();
     let path = rule.pattern;
     for (const v of patternVariables(rule.pattern)) {
@@ -52,25 +57,47 @@ export class RestUpstream implements UpstreamClient {
       path = path.replace(v.text, encodeURIComponent(typeof value === 'string' ? value : ''));
     }
     const hasBody = rule.body !== undefined;
-    const answer = await this.pool.request(
-      {
-        method: rule.verb,
-        path: `${this.pool.basePath}${path}${hasBody ? '' : queryString(json, bound)}`,
-        headers: {
-          ...upstreamHeaders(env.serviceParameters),
-          accept: `${A2A_JSON}, application/json`,
-          ...(hasBody ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(hasBody ? { body: JSON.stringify(json) } : {}),
-      },
-      signal,
-    );
-    const body = answer.text === '' ? undefined : parseJson(answer.text);
-    if (answer.status < 200 || answer.status >= 300) throw readErrorBody(answer.status, body);
-    if (body === undefined && answer.text !== '') {
-      throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered HTTP ${answer.status} with a body that is not JSON`);
+    const inQuery = rule.verb === 'GET' || rule.verb === 'DELETE';
+    return {
+      method: rule.verb,
+      path: `${this.pool.basePath}${path}${inQuery ? queryString(json, bound) : ''}`,
+      headers: { ...upstreamHeaders(env.serviceParameters), accept, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+      ...(hasBody ? { body: JSON.stringify(json) } : {}),
+    };
+  }
+
+  /** A complete (non-SSE) answer → the typed response, or the error thrown. */
+  private read(info: MethodInfo, status: number, text: string): ProtoObject {
+    const body = text === '' ? undefined : parseJson(text);
+    if (status < 200 || status >= 300) throw readErrorBody(status, body);
+    if (body === undefined && text !== '') {
+      throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered HTTP ${status} with a body that is not JSON`);
     }
     return responseFromJson(info, body);
+  }
+
+  async unary(env: Envelope, signal: AbortSignal): Promise<ProtoObject> {
+    const info = methodInfo(env.method);
+    const answer = await this.pool.request(this.request(env, info, `${A2A_JSON}, application/json`), signal);
+    return this.read(info, answer.status, answer.text);
+  }
+
+  async *stream(env: Envelope, signal: AbortSignal): AsyncGenerator<ProtoObject> {
+    const info = methodInfo(env.method);
+    const res = await this.pool.open(this.request(env, info, 'text/event-stream'), signal);
+    if (!isEventStream(res.contentType)) {
+      yield this.read(info, res.status, await res.text());
+      return;
+    }
+    for await (const ev of res.events(this.target.maxSseEventBytes)) {
+      const json = parseJson(ev.data);
+      if (ev.event === 'error' || (isObject(json) && isObject(json.error))) {
+        const code = isObject(json) && isObject(json.error) && typeof json.error.code === 'number' ? json.error.code : 500;
+        throw readErrorBody(code, json);
+      }
+      if (json === undefined) throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent an SSE event that is not JSON');
+      yield responseFromJson(info, json);
+    }
   }
 
   close(): Promise<void> {

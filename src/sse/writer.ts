@@ -1,0 +1,44 @@
+// Writes a stream of SSE frames to an HTTP response (spec §9.4.2, §11.7): each
+// event flushed as it comes (no buffering; `Cache-Control: no-cache` and
+// `X-Accel-Buffering: no` for proxies in front), the next frame pulled only
+// once the socket took the last one (backpressure), keep-alive comments while
+// idle, and the iteration ended as soon as the caller goes away.
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import type { SseFrame } from '../bindings/http-request.js';
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+} as const;
+
+export function formatFrame(f: SseFrame): string {
+  return `${f.event ? `event: ${f.event}\n` : ''}data: ${f.data}\n\n`;
+}
+
+export async function writeSse(res: ServerResponse, frames: AsyncIterable<SseFrame>, keepAliveMs: number, extraHeaders: Record<string, string> = {}): Promise<void> {
+  res.writeHead(200, { ...extraHeaders, ...SSE_HEADERS });
+  res.flushHeaders();
+  const gone = (): boolean => res.destroyed || res.writableEnded;
+  const keepAlive = keepAliveMs > 0
+    ? setInterval(() => {
+        if (!gone() && res.writableLength === 0) res.write(': keep-alive\n\n');
+      }, keepAliveMs)
+    : undefined;
+  const it = frames[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const r = await it.next();
+      if (r.done || gone()) break;
+      if (!res.write(formatFrame(r.value)) && !gone()) {
+        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      }
+    }
+  } finally {
+    clearInterval(keepAlive);
+    await it.return?.(undefined);
+    if (!gone()) res.end();
+  }
+}

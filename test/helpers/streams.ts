@@ -1,0 +1,119 @@
+// Raw streaming callers for each inbound binding: what came over the wire,
+// event by event, and how the stream ended (clean, or the error and where).
+import * as grpc from '@grpc/grpc-js';
+import { request } from 'undici';
+import type { Binding } from '../../src/config/types.js';
+import { methodInfo, type MethodName } from '../../src/core/methods.js';
+import { fromJson, toJson, type JsonObject, type ProtoObject } from '../../src/proto/protojson.js';
+import { StatusType } from '../../src/proto/registry.js';
+import type { RunningGateway } from '../../src/server/gateway.js';
+import { SseParser } from '../../src/sse/reader.js';
+import type { CallOptions } from './harness.js';
+
+export interface StreamResult {
+  /** StreamResponse JSON of every event, in order. */
+  events: JsonObject[];
+  /** The error that ended the stream (before or after events), normalized. */
+  error?: { code: number | string; message: string; details: JsonObject[]; afterEvents: boolean };
+  httpStatus?: number;
+  contentType?: string;
+  /** Raw SSE frames (HTTP bindings). */
+  frames?: Array<{ event: string; data: string }>;
+}
+
+export type StreamMethod = Extract<MethodName, 'SendStreamingMessage' | 'SubscribeToTask'>;
+let id = 1000;
+
+async function readFrames(body: AsyncIterable<Buffer>): Promise<Array<{ event: string; data: string }>> {
+  const parser = new SseParser(64 * 1024 * 1024);
+  const out: Array<{ event: string; data: string }> = [];
+  for await (const chunk of body) out.push(...parser.push(chunk.toString('utf8')));
+  return out;
+}
+
+export async function streamJsonRpc(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: CallOptions): Promise<StreamResult> {
+  const reqId = ++id;
+  const res = await request(`${gw.httpUrl}${opts.prefix}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'a2a-version': '1.0', ...opts.headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: reqId, method, params: { ...params, tenant: opts.tenant } }),
+  });
+  const contentType = String(res.headers['content-type'] ?? '');
+  const out: StreamResult = { events: [], httpStatus: res.statusCode, contentType };
+  if (!contentType.startsWith('text/event-stream')) {
+    const body = (await res.body.json()) as JsonObject;
+    const err = body.error as JsonObject;
+    out.error = { code: err.code as number, message: err.message as string, details: (err.data as JsonObject[]) ?? [], afterEvents: false };
+    return out;
+  }
+  out.frames = await readFrames(res.body as AsyncIterable<Buffer>);
+  for (const f of out.frames) {
+    const msg = JSON.parse(f.data) as JsonObject;
+    if (msg.id !== reqId) throw new Error(`event with id ${String(msg.id)}, expected ${reqId}`);
+    if (msg.error) {
+      const err = msg.error as JsonObject;
+      out.error = { code: err.code as number, message: err.message as string, details: (err.data as JsonObject[]) ?? [], afterEvents: true };
+    } else out.events.push(msg.result as JsonObject);
+  }
+  return out;
+}
+
+export async function streamRest(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: CallOptions & { verb?: 'GET' | 'POST' }): Promise<StreamResult> {
+  const tenant = opts.tenant ? `/${encodeURIComponent(opts.tenant)}` : '';
+  const path = method === 'SendStreamingMessage' ? '/message:stream' : `/tasks/${encodeURIComponent(String(params.id))}:subscribe`;
+  const verb = method === 'SendStreamingMessage' ? 'POST' : (opts.verb ?? 'POST');
+  const res = await request(`${gw.httpUrl}${opts.prefix}${tenant}${path}`, {
+    method: verb,
+    headers: { accept: 'text/event-stream', 'a2a-version': '1.0', ...(method === 'SendStreamingMessage' ? { 'content-type': 'application/a2a+json' } : {}), ...opts.headers },
+    ...(method === 'SendStreamingMessage' ? { body: JSON.stringify(params) } : {}),
+  });
+  const contentType = String(res.headers['content-type'] ?? '');
+  const out: StreamResult = { events: [], httpStatus: res.statusCode, contentType };
+  if (!contentType.startsWith('text/event-stream')) {
+    const err = ((await res.body.json()) as JsonObject).error as JsonObject;
+    out.error = { code: err.status as string, message: err.message as string, details: (err.details as JsonObject[]) ?? [], afterEvents: false };
+    return out;
+  }
+  out.frames = await readFrames(res.body as AsyncIterable<Buffer>);
+  for (const f of out.frames) {
+    const msg = JSON.parse(f.data) as JsonObject;
+    if (f.event === 'error') {
+      const err = msg.error as JsonObject;
+      out.error = { code: err.status as string, message: err.message as string, details: (err.details as JsonObject[]) ?? [], afterEvents: true };
+    } else out.events.push(msg);
+  }
+  return out;
+}
+
+export function grpcStreamCall(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: CallOptions): grpc.ClientReadableStream<Buffer> {
+  const info = methodInfo(method);
+  const req = fromJson(info.requestType, { ...params, tenant: opts.tenant });
+  const md = new grpc.Metadata();
+  for (const [k, v] of Object.entries({ 'a2a-version': '1.0', ...opts.headers })) md.set(k, v);
+  const client = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure());
+  const call = client.makeServerStreamRequest(`/lf.a2a.v1.A2AService/${method}`, (b: Buffer) => b, (b: Buffer) => b,
+    Buffer.from(info.requestType.encode(info.requestType.fromObject(req)).finish()), md, {});
+  call.on('close', () => client.close());
+  call.on('error', () => client.close());
+  return call;
+}
+
+export async function streamGrpc(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: CallOptions): Promise<StreamResult> {
+  const info = methodInfo(method);
+  const call = grpcStreamCall(gw, method, params, opts);
+  const out: StreamResult = { events: [] };
+  try {
+    for await (const bytes of call as AsyncIterable<Buffer>) {
+      out.events.push(toJson(info.responseType, info.responseType.decode(bytes) as unknown as ProtoObject) as JsonObject);
+    }
+  } catch (e) {
+    const err = e as grpc.ServiceError;
+    const bin = err.metadata?.get('grpc-status-details-bin')[0];
+    const status = bin ? (toJson(StatusType, StatusType.decode(bin as Buffer) as unknown as ProtoObject) as JsonObject) : {};
+    out.error = { code: err.code, message: err.details, details: (status.details as JsonObject[]) ?? [], afterEvents: out.events.length > 0 };
+  }
+  return out;
+}
+
+export type StreamCaller = (gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: CallOptions) => Promise<StreamResult>;
+export const STREAM_CALLERS: Record<Binding, StreamCaller> = { JSONRPC: streamJsonRpc, 'HTTP+JSON': streamRest, GRPC: streamGrpc };
