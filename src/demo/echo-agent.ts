@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import * as grpc from '@grpc/grpc-js';
 import express from 'express';
-import { AGENT_CARD_PATH, Role, TaskState, type AgentCard, type Message, type Part } from '@a2a-js/sdk';
+import { AGENT_CARD_PATH, Role, StreamResponse, TaskState, type AgentCard, type Message, type Part } from '@a2a-js/sdk';
 import {
   AgentEvent, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore,
   type AgentExecutor, type ExecutionEventBus, type RequestContext,
@@ -78,7 +78,16 @@ class EchoExecutor implements AgentExecutor {
     bus.finished();
   }
 
+  /** StreamResponse JSON of every event the last execution published. */
+  published: unknown[] = [];
+
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    this.published = [];
+    const publish = bus.publish.bind(bus);
+    bus.publish = (ev) => {
+      this.published.push(StreamResponse.toJSON({ payload: { $case: ev.kind, value: ev.data } } as StreamResponse));
+      publish(ev);
+    };
     const first = ctx.userMessage.parts.find((p) => p.content?.$case === 'text');
     const text = first?.content?.$case === 'text' ? first.content.value : '';
     this.seen = {
@@ -128,6 +137,7 @@ export interface EchoAgentOptions {
   bindings: AgentBinding[];
   pushNotifications?: boolean;
   extendedAgentCard?: boolean;
+  streaming?: boolean;
   host?: string;
   httpPort?: number;
   grpcPort?: number;
@@ -144,6 +154,8 @@ export interface RunningAgent {
   /** The upstream URL for a binding, as the gateway config wants it. */
   urlFor(binding: AgentBinding): string;
   lastCall(): SeenCall | undefined;
+  /** StreamResponse JSON of the events the last execution published, in order. */
+  published(): unknown[];
   /** Requests (HTTP) and streaming calls (gRPC) the agent has open now. */
   openCalls(): number;
   /** When the agent last saw a call end (ms since epoch). */
@@ -151,7 +163,7 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-export function echoAgentCard(name: string, opts: Pick<EchoAgentOptions, 'pushNotifications' | 'extendedAgentCard'>): AgentCard {
+export function echoAgentCard(name: string, opts: Pick<EchoAgentOptions, 'pushNotifications' | 'extendedAgentCard' | 'streaming'>): AgentCard {
   return {
     name,
     description: 'Echoes the text it is sent; a demo A2A agent for a2a-gateway.',
@@ -159,7 +171,7 @@ export function echoAgentCard(name: string, opts: Pick<EchoAgentOptions, 'pushNo
     provider: { organization: 'a2a-gateway', url: 'https://example.com/a2a-gateway' },
     version: '1.0.0',
     capabilities: {
-      streaming: true, pushNotifications: opts.pushNotifications ?? true, extensions: [], extendedAgentCard: opts.extendedAgentCard ?? false,
+      streaming: opts.streaming ?? true, pushNotifications: opts.pushNotifications ?? true, extensions: [], extendedAgentCard: opts.extendedAgentCard ?? false,
     },
     securitySchemes: {},
     securityRequirements: [],
@@ -250,6 +262,7 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
     card, httpUrl, jsonRpcUrl, restUrl, grpcAddress,
     urlFor: (b) => iface[b],
     lastCall: () => executor.seen,
+    published: () => executor.published,
     openCalls: () => open,
     lastClosedAt: () => closedAt,
     async close() {

@@ -29,13 +29,19 @@ export function gatewayConfig(routes: Parameters<typeof routeFromRaw>[0][], extr
   };
 }
 
-/** Routes "up-<binding>" (tenant "up-<binding>") and "nopush-<binding>", upstream tenant cleared. */
+/**
+ * Routes "up-<binding>" (tenant "up-<binding>") to an agent with every
+ * capability, and "nopush-<binding>" to one without push notifications and
+ * streaming; upstream tenant cleared.
+ */
 export async function startHarness(): Promise<Harness> {
   const agent = await startEchoAgent({ bindings: BINDINGS, pushNotifications: true, extendedAgentCard: true });
-  const noPushAgent = await startEchoAgent({ bindings: BINDINGS, pushNotifications: false, name: 'No Push Agent' });
+  const noPushAgent = await startEchoAgent({ bindings: BINDINGS, pushNotifications: false, streaming: false, name: 'No Push Agent' });
+  // A gRPC agent publishes its card elsewhere: here, on the same agent's HTTP side.
+  const cardOf = (a: RunningAgent, b: Binding) => (b === 'GRPC' ? { card: { url: `${a.httpUrl}/.well-known/agent-card.json` } } : {});
   const routes = BINDINGS.flatMap((b) => [
-    { name: `up-${slug(b)}`, match: { pathPrefix: `/up-${slug(b)}`, tenant: `up-${slug(b)}` }, upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' }, forwardHeaders: ['x-allowed'], timeoutMs: 5000 },
-    { name: `nopush-${slug(b)}`, match: { pathPrefix: `/nopush-${slug(b)}`, tenant: `nopush-${slug(b)}` }, upstream: { url: noPushAgent.urlFor(b), binding: b, tenant: 'clear' }, timeoutMs: 5000 },
+    { name: `up-${slug(b)}`, match: { pathPrefix: `/up-${slug(b)}`, tenant: `up-${slug(b)}` }, upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' }, forwardHeaders: ['x-allowed'], timeoutMs: 5000, ...cardOf(agent, b) },
+    { name: `nopush-${slug(b)}`, match: { pathPrefix: `/nopush-${slug(b)}`, tenant: `nopush-${slug(b)}` }, upstream: { url: noPushAgent.urlFor(b), binding: b, tenant: 'clear' }, timeoutMs: 5000, ...cardOf(noPushAgent, b) },
   ]);
   const gateway = await startGateway(gatewayConfig(routes), pino({ level: 'silent' }));
   return {

@@ -22,19 +22,33 @@ export interface StreamResult {
 }
 
 export type StreamMethod = Extract<MethodName, 'SendStreamingMessage' | 'SubscribeToTask'>;
+/** `take`: hang up after this many events (the caller goes away). */
+export type StreamOptions = CallOptions & { take?: number };
 let id = 1000;
 
-async function readFrames(body: AsyncIterable<Buffer>): Promise<Array<{ event: string; data: string }>> {
+async function readFrames(body: AsyncIterable<Buffer>, take: number, hangUp: () => void): Promise<Array<{ event: string; data: string }>> {
   const parser = new SseParser(64 * 1024 * 1024);
   const out: Array<{ event: string; data: string }> = [];
-  for await (const chunk of body) out.push(...parser.push(chunk.toString('utf8')));
+  try {
+    for await (const chunk of body) {
+      out.push(...parser.push(chunk.toString('utf8')));
+      if (out.length >= take) {
+        hangUp();
+        break;
+      }
+    }
+  } catch (e) {
+    if (out.length < take) throw e;
+  }
   return out;
 }
 
-export async function streamJsonRpc(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: CallOptions): Promise<StreamResult> {
+export async function streamJsonRpc(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: StreamOptions): Promise<StreamResult> {
   const reqId = ++id;
+  const ac = new AbortController();
   const res = await request(`${gw.httpUrl}${opts.prefix}`, {
     method: 'POST',
+    signal: ac.signal,
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'a2a-version': '1.0', ...opts.headers },
     body: JSON.stringify({ jsonrpc: '2.0', id: reqId, method, params: { ...params, tenant: opts.tenant } }),
   });
@@ -46,7 +60,7 @@ export async function streamJsonRpc(gw: RunningGateway, method: StreamMethod, pa
     out.error = { code: err.code as number, message: err.message as string, details: (err.data as JsonObject[]) ?? [], afterEvents: false };
     return out;
   }
-  out.frames = await readFrames(res.body as AsyncIterable<Buffer>);
+  out.frames = await readFrames(res.body as AsyncIterable<Buffer>, opts.take ?? Infinity, () => ac.abort());
   for (const f of out.frames) {
     const msg = JSON.parse(f.data) as JsonObject;
     if (msg.id !== reqId) throw new Error(`event with id ${String(msg.id)}, expected ${reqId}`);
@@ -58,12 +72,14 @@ export async function streamJsonRpc(gw: RunningGateway, method: StreamMethod, pa
   return out;
 }
 
-export async function streamRest(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: CallOptions & { verb?: 'GET' | 'POST' }): Promise<StreamResult> {
+export async function streamRest(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: StreamOptions & { verb?: 'GET' | 'POST' }): Promise<StreamResult> {
+  const ac = new AbortController();
   const tenant = opts.tenant ? `/${encodeURIComponent(opts.tenant)}` : '';
   const path = method === 'SendStreamingMessage' ? '/message:stream' : `/tasks/${encodeURIComponent(String(params.id))}:subscribe`;
   const verb = method === 'SendStreamingMessage' ? 'POST' : (opts.verb ?? 'POST');
   const res = await request(`${gw.httpUrl}${opts.prefix}${tenant}${path}`, {
     method: verb,
+    signal: ac.signal,
     headers: { accept: 'text/event-stream', 'a2a-version': '1.0', ...(method === 'SendStreamingMessage' ? { 'content-type': 'application/a2a+json' } : {}), ...opts.headers },
     ...(method === 'SendStreamingMessage' ? { body: JSON.stringify(params) } : {}),
   });
@@ -74,7 +90,7 @@ export async function streamRest(gw: RunningGateway, method: StreamMethod, param
     out.error = { code: err.status as string, message: err.message as string, details: (err.details as JsonObject[]) ?? [], afterEvents: false };
     return out;
   }
-  out.frames = await readFrames(res.body as AsyncIterable<Buffer>);
+  out.frames = await readFrames(res.body as AsyncIterable<Buffer>, opts.take ?? Infinity, () => ac.abort());
   for (const f of out.frames) {
     const msg = JSON.parse(f.data) as JsonObject;
     if (f.event === 'error') {
@@ -98,13 +114,17 @@ export function grpcStreamCall(gw: RunningGateway, method: StreamMethod, params:
   return call;
 }
 
-export async function streamGrpc(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: CallOptions): Promise<StreamResult> {
+export async function streamGrpc(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: StreamOptions): Promise<StreamResult> {
   const info = methodInfo(method);
   const call = grpcStreamCall(gw, method, params, opts);
   const out: StreamResult = { events: [] };
   try {
     for await (const bytes of call as AsyncIterable<Buffer>) {
       out.events.push(toJson(info.responseType, info.responseType.decode(bytes) as unknown as ProtoObject) as JsonObject);
+      if (out.events.length >= (opts.take ?? Infinity)) {
+        call.cancel();
+        return out;
+      }
     }
   } catch (e) {
     const err = e as grpc.ServiceError;
@@ -115,5 +135,5 @@ export async function streamGrpc(gw: RunningGateway, method: StreamMethod, param
   return out;
 }
 
-export type StreamCaller = (gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: CallOptions) => Promise<StreamResult>;
+export type StreamCaller = (gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: StreamOptions) => Promise<StreamResult>;
 export const STREAM_CALLERS: Record<Binding, StreamCaller> = { JSONRPC: streamJsonRpc, 'HTTP+JSON': streamRest, GRPC: streamGrpc };
