@@ -31,9 +31,23 @@ export class SseParser {
 
   constructor(private readonly maxEventBytes: number) {}
 
-  /** Parses `text` and returns every event it completed. */
+  /** Set when an event grew past the limit; the events before it are still returned. */
+  failure: SseEventTooLarge | undefined;
+
+  /** Parses `text` and returns every event it completed (up to a failure). */
   push(text: string): SseEvent[] {
     const out: SseEvent[] = [];
+    if (this.failure) return out;
+    try {
+      this.parse(text, out);
+    } catch (e) {
+      if (!(e instanceof SseEventTooLarge)) throw e;
+      this.failure = e;
+    }
+    return out;
+  }
+
+  private parse(text: string, out: SseEvent[]): void {
     let s = text;
     if (!this.sawBom && s.length > 0) {
       this.sawBom = true;
@@ -68,7 +82,6 @@ export class SseParser {
       this.pending += s.slice(start);
       if (this.pending.length + this.dataBytes > this.maxEventBytes) throw new SseEventTooLarge(this.maxEventBytes);
     }
-    return out;
   }
 
   /** End of input: an unterminated event is dropped, as the SSE standard says. */
@@ -124,7 +137,9 @@ export async function* readSse(body: AsyncIterable<Uint8Array>, maxEventBytes: n
   const decoder = new TextDecoder('utf-8');
   for await (const chunk of body) {
     yield* parser.push(decoder.decode(chunk, { stream: true }));
+    if (parser.failure) throw parser.failure;
   }
   yield* parser.push(decoder.decode());
+  if (parser.failure) throw parser.failure;
   parser.end();
 }

@@ -55,3 +55,67 @@ export async function brokenGrpc(handler: (cb: grpc.sendUnaryData<Buffer>) => vo
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
   return { url: `127.0.0.1:${port}`, close: async () => server.forceShutdown() };
 }
+
+/** How a streaming upstream breaks after its first two events. */
+export type BreakMode = 'error' | 'drop' | 'stall' | 'huge';
+
+export const STREAM_EVENTS = [
+  { task: { id: 't-broken', contextId: 'c-broken', status: { state: 'TASK_STATE_WORKING' } } },
+  { statusUpdate: { taskId: 't-broken', contextId: 'c-broken', status: { state: 'TASK_STATE_WORKING' }, metadata: { n: 2 } } },
+];
+const VANISHED = { reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 't-broken' } };
+
+async function bodyOf(req: IncomingMessage): Promise<string> {
+  let s = '';
+  for await (const c of req) s += (c as Buffer).toString();
+  return s;
+}
+
+/** An SSE upstream (JSON-RPC or REST flavour) that sends two events, then breaks. */
+export function brokenSse(flavour: 'JSONRPC' | 'HTTP+JSON', mode: BreakMode): Promise<Broken> {
+  return brokenHttp((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(404).end(); // no agent card: the gateway does not block streaming then
+      return;
+    }
+    void bodyOf(req).then((body) => {
+      const id = flavour === 'JSONRPC' ? (JSON.parse(body) as { id: number }).id : undefined;
+      const wrap = (result: unknown): unknown => (flavour === 'JSONRPC' ? { jsonrpc: '2.0', id, result } : result);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const ev of STREAM_EVENTS) res.write(`data: ${JSON.stringify(wrap(ev))}\n\n`);
+      if (mode === 'error') {
+        const info = { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', ...VANISHED };
+        res.end(flavour === 'JSONRPC'
+          ? `data: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32001, message: 'task vanished', data: [info] } })}\n\n`
+          : `event: error\ndata: ${JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', message: 'task vanished', details: [info] } })}\n\n`);
+      } else if (mode === 'drop') {
+        setTimeout(() => req.socket.destroy(), 20);
+      } else if (mode === 'huge') {
+        res.end(`data: ${JSON.stringify(wrap({ message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'x'.repeat(8192) }] } }))}\n\n`);
+      }
+    });
+  });
+}
+
+/** A gRPC upstream whose streaming methods send two events, then break. */
+export async function brokenGrpcStream(mode: BreakMode, encode: (json: unknown) => Buffer, errorStatus: () => Partial<grpc.StatusObject>): Promise<Broken> {
+  const server = new grpc.Server();
+  const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
+  const impl: grpc.UntypedServiceImplementation = {};
+  for (const m of METHODS.values()) {
+    if (!m.streaming) continue;
+    definition[m.name] = {
+      path: `/lf.a2a.v1.A2AService/${m.name}`, requestStream: false, responseStream: true,
+      requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b,
+    };
+    impl[m.name] = (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
+      for (const ev of STREAM_EVENTS) call.write(encode(ev));
+      if (mode === 'error') setTimeout(() => call.emit('error', errorStatus()), 20);
+      else if (mode === 'drop') setTimeout(() => call.destroy(new Error('connection dropped')), 20);
+    };
+  }
+  server.addService(definition, impl);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  return { url: `127.0.0.1:${port}`, close: async () => server.forceShutdown() };
+}

@@ -70,3 +70,12 @@ t.test('an event over the size limit fails clearly', async (tt) => {
   const noNewline = 'data: '.concat('z'.repeat(10_000));
   await tt.rejects(parse([Buffer.from(noNewline.slice(0, 5000)), Buffer.from(noNewline.slice(5000))], 4096), { message: /maximum size/ }, 'a line that never ends');
 });
+
+t.test('events before an oversize one in the same chunk are still delivered', async (tt) => {
+  const got: string[] = [];
+  const stream = readSse(chunks([Buffer.from(`data: a\n\ndata: b\n\ndata: ${'x'.repeat(5000)}\n\n`)]), 4096);
+  await tt.rejects((async () => {
+    for await (const ev of stream) got.push(ev.data);
+  })(), { message: /maximum size/ });
+  tt.same(got, ['a', 'b']);
+});
