@@ -23,15 +23,18 @@ export interface StreamResult {
 
 export type StreamMethod = Extract<MethodName, 'SendStreamingMessage' | 'SubscribeToTask'>;
 /** `take`: hang up after this many events (the caller goes away). */
-export type StreamOptions = CallOptions & { take?: number };
+export type StreamOptions = CallOptions & { take?: number; onEvent?: (count: number) => void };
 let id = 1000;
 
-async function readFrames(body: AsyncIterable<Buffer>, take: number, hangUp: () => void): Promise<Array<{ event: string; data: string }>> {
+async function readFrames(body: AsyncIterable<Buffer>, take: number, hangUp: () => void, onEvent?: (n: number) => void): Promise<Array<{ event: string; data: string }>> {
   const parser = new SseParser(64 * 1024 * 1024);
   const out: Array<{ event: string; data: string }> = [];
   try {
     for await (const chunk of body) {
-      out.push(...parser.push(chunk.toString('utf8')));
+      for (const ev of parser.push(chunk.toString('utf8'))) {
+        out.push(ev);
+        onEvent?.(out.length);
+      }
       if (out.length >= take) {
         hangUp();
         break;
@@ -60,7 +63,7 @@ export async function streamJsonRpc(gw: RunningGateway, method: StreamMethod, pa
     out.error = { code: err.code as number, message: err.message as string, details: (err.data as JsonObject[]) ?? [], afterEvents: false };
     return out;
   }
-  out.frames = await readFrames(res.body as AsyncIterable<Buffer>, opts.take ?? Infinity, () => ac.abort());
+  out.frames = await readFrames(res.body as AsyncIterable<Buffer>, opts.take ?? Infinity, () => ac.abort(), opts.onEvent);
   for (const f of out.frames) {
     const msg = JSON.parse(f.data) as JsonObject;
     if (msg.id !== reqId) throw new Error(`event with id ${String(msg.id)}, expected ${reqId}`);
@@ -90,7 +93,7 @@ export async function streamRest(gw: RunningGateway, method: StreamMethod, param
     out.error = { code: err.status as string, message: err.message as string, details: (err.details as JsonObject[]) ?? [], afterEvents: false };
     return out;
   }
-  out.frames = await readFrames(res.body as AsyncIterable<Buffer>, opts.take ?? Infinity, () => ac.abort());
+  out.frames = await readFrames(res.body as AsyncIterable<Buffer>, opts.take ?? Infinity, () => ac.abort(), opts.onEvent);
   for (const f of out.frames) {
     const msg = JSON.parse(f.data) as JsonObject;
     if (f.event === 'error') {
@@ -121,6 +124,7 @@ export async function streamGrpc(gw: RunningGateway, method: StreamMethod, param
   try {
     for await (const bytes of call as AsyncIterable<Buffer>) {
       out.events.push(toJson(info.responseType, info.responseType.decode(bytes) as unknown as ProtoObject) as JsonObject);
+      opts.onEvent?.(out.events.length);
       if (out.events.length >= (opts.take ?? Infinity)) {
         call.cancel();
         return out;
