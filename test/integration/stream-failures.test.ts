@@ -7,6 +7,7 @@
 // silent clean end.
 import t from 'tap';
 import { pino } from 'pino';
+import { request } from 'undici';
 import type { Binding } from '../../src/config/types.js';
 import { methodInfo } from '../../src/core/methods.js';
 import { toServiceError } from '../../src/bindings/grpc/status.js';
@@ -36,6 +37,7 @@ const gw = await startGateway(gatewayConfig(upstreams.map(({ binding, mode, serv
   match: { pathPrefix: `/${mode}-${slug(binding)}`, tenant: `${mode}-${slug(binding)}` },
   upstream: { url: binding === 'JSONRPC' ? `${server.url}/rpc` : server.url, binding, tenant: 'clear' as const },
   streamIdleTimeoutMs: 300,
+  sseKeepAliveMs: 50,
   maxSseEventBytes: 4096,
 }))), pino({ level: 'silent' }));
 t.teardown(async () => {
@@ -75,3 +77,12 @@ for (const { binding: upstream, mode } of upstreams) {
     }
   });
 }
+
+t.test('SSE keep-alive comments while a stream is idle', async (tt) => {
+  const res = await request(`${gw.httpUrl}/stall-rest/stall-rest/message:stream`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify({ message: userMessage('x') }),
+  });
+  const text = await res.body.text();
+  tt.ok(text.split('\n').filter((l) => l === ': keep-alive').length >= 2, 'comment lines every sseKeepAliveMs while nothing comes');
+  tt.match(text.trimEnd().split('\n\n').at(-1), /^event: error\ndata: \{"error":/, 'and the idle timeout still ends the stream with an error event');
+});
