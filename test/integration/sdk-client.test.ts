@@ -3,38 +3,20 @@
 // three bindings against an upstream of each binding; SDK error classes come
 // out the other side (TaskNotFoundError, TaskNotCancelableError).
 import t from 'tap';
-import { Role, type Message } from '@a2a-js/sdk';
-import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory, type TransportFactory } from '@a2a-js/sdk/client';
-import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
-import type { Binding } from '../../src/config/types.js';
+import { sdkClient, sdkMessage } from '../helpers/sdk.js';
 import { BINDINGS, slug, startHarness } from '../helpers/harness.js';
 
 const h = await startHarness();
 t.teardown(() => h.close());
 
-const FACTORIES: Record<Binding, () => TransportFactory> = {
-  JSONRPC: () => new JsonRpcTransportFactory(),
-  'HTTP+JSON': () => new RestTransportFactory(),
-  GRPC: () => new GrpcTransportFactory(),
-};
-
-function message(text: string): Message {
-  return {
-    messageId: `sdk-${Math.random().toString(36).slice(2)}`, role: Role.ROLE_USER, contextId: '', taskId: '',
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-    metadata: undefined, extensions: [], referenceTaskIds: [],
-  };
-}
-
 for (const inbound of BINDINGS) {
   for (const upstream of BINDINGS) {
     t.test(`SDK ${inbound} client → gateway card → ${upstream} agent`, async (tt) => {
-      const factory = new ClientFactory({ transports: [FACTORIES[inbound]()], preferredTransports: [inbound] });
-      const client = await factory.createFromUrl(`${h.gateway.httpUrl}/up-${slug(upstream)}/.well-known/agent-card.json`, "");
+      const client = await sdkClient(inbound, `${h.gateway.httpUrl}/up-${slug(upstream)}/.well-known/agent-card.json`);
       tt.equal(client.transport.protocolName.toUpperCase(), inbound.toUpperCase(), 'the client chose the binding under test');
 
-      const result = await client.sendMessage({ tenant: '', message: message('through the card'), configuration: undefined, metadata: undefined });
+      const result = await client.sendMessage({ tenant: '', message: sdkMessage('through the card'), configuration: undefined, metadata: undefined });
       const task = 'status' in result ? result : undefined;
       tt.ok(task, 'a Task came back');
       tt.equal(h.agent.lastCall()?.text, 'through the card', 'the agent got the text');

@@ -5,12 +5,10 @@
 // sendMessageStream / resubscribeTask through the gateway.
 import t from 'tap';
 import { request } from 'undici';
-import { Role, type Message } from '@a2a-js/sdk';
-import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory, type TransportFactory } from '@a2a-js/sdk/client';
-import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import type { Binding } from '../../src/config/types.js';
 import { CATALOGUE, GRPC_CODES, type ErrorName } from '../../src/errors/catalogue.js';
 import type { JsonObject } from '../../src/proto/protojson.js';
+import { sdkClient, sdkMessage } from '../helpers/sdk.js';
 import { BINDINGS, CALLERS, closeGrpcClients, slug, startHarness, userMessage } from '../helpers/harness.js';
 import { STREAM_CALLERS, streamRest, type StreamResult } from '../helpers/streams.js';
 
@@ -83,27 +81,12 @@ t.test('SSE headers: no buffering by proxies in front', async (tt) => {
   tt.match(res.headers, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
 });
 
-const FACTORIES: Record<Binding, () => TransportFactory> = {
-  JSONRPC: () => new JsonRpcTransportFactory(),
-  'HTTP+JSON': () => new RestTransportFactory(),
-  GRPC: () => new GrpcTransportFactory(),
-};
-
-function message(text: string): Message {
-  return {
-    messageId: `sdk-${Math.random().toString(36).slice(2)}`, role: Role.ROLE_USER, contextId: '', taskId: '',
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-    metadata: undefined, extensions: [], referenceTaskIds: [],
-  };
-}
-
 for (const inbound of BINDINGS) {
   t.test(`SDK ${inbound} client streams through the gateway to every upstream`, async (tt) => {
     for (const upstream of BINDINGS) {
-      const factory = new ClientFactory({ transports: [FACTORIES[inbound]()], preferredTransports: [inbound] });
-      const client = await factory.createFromUrl(`${h.gateway.httpUrl}/up-${slug(upstream)}/.well-known/agent-card.json`, '');
+      const client = await sdkClient(inbound, `${h.gateway.httpUrl}/up-${slug(upstream)}/.well-known/agent-card.json`);
       const kinds: string[] = [];
-      for await (const ev of client.sendMessageStream({ tenant: '', message: message('stream'), configuration: undefined, metadata: undefined })) {
+      for await (const ev of client.sendMessageStream({ tenant: '', message: sdkMessage('stream'), configuration: undefined, metadata: undefined })) {
         kinds.push(ev.payload?.$case ?? '?');
       }
       tt.same(kinds, ['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate'], `sendMessageStream via ${upstream}`);
