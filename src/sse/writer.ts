@@ -3,9 +3,9 @@
 // `X-Accel-Buffering: no` for proxies in front), the next frame pulled only
 // once the socket took the last one (backpressure), keep-alive comments while
 // idle, and the iteration ended as soon as the caller goes away.
-import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { SseFrame } from '../bindings/http-request.js';
+import { drained } from '../util/drained.js';
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -33,7 +33,7 @@ export async function writeSse(res: ServerResponse, frames: AsyncIterable<SseFra
       const r = await it.next();
       if (r.done || gone()) break;
       if (!res.write(formatFrame(r.value)) && !gone()) {
-        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        await drained(res, 'close');
       }
     }
   } finally {

@@ -3,7 +3,7 @@
 // they have handed over: with backpressure through the gateway, a caller that
 // stops reading stops them too.
 import { createServer, type IncomingMessage } from 'node:http';
-import { once } from 'node:events';
+import { drained } from '../../src/util/drained.js';
 import * as grpc from '@grpc/grpc-js';
 import type { Broken } from './broken-upstreams.js';
 
@@ -37,7 +37,7 @@ export async function floodSse(flavour: 'JSONRPC' | 'HTTP+JSON', count: number, 
         const ev = floodEvent(i, padBytes);
         const frame = `data: ${JSON.stringify(flavour === 'JSONRPC' ? { jsonrpc: '2.0', id, result: ev } : ev)}\n\n`;
         sent += frame.length;
-        if (!res.write(frame)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        if (!res.write(frame)) await drained(res, 'close');
       }
       res.end();
     })();
@@ -66,7 +66,7 @@ export async function floodGrpc(count: number, padBytes: number, encode: (json: 
         for (let i = 0; i < count && !call.cancelled; i++) {
           const bytes = encode(floodEvent(i, padBytes));
           sent += bytes.length;
-          if (!call.write(bytes)) await Promise.race([once(call, 'drain'), once(call, 'cancelled')]);
+          if (!call.write(bytes)) await drained(call, 'cancelled');
         }
         if (!call.cancelled) call.end();
       })();

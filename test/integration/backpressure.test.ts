@@ -38,6 +38,9 @@ t.teardown(async () => {
   await Promise.all([...floods.values()].map((f) => f.close()));
 });
 
+const warnings: string[] = [];
+process.on('warning', (w) => warnings.push(`${w.name}: ${w.message}`));
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Reads a stream, pausing `PAUSE_MS` after the first event; returns the seq numbers and what the upstream sent during the pause. */
@@ -101,3 +104,7 @@ for (const [inbound, upstream] of PAIRS) {
     tt.ok(seqs.every((s, i) => s === i), 'in order');
   });
 }
+
+t.test('no listener piles up on a long stream', async (tt) => {
+  tt.same(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')), [], 'no MaxListenersExceededWarning');
+});

@@ -2,7 +2,6 @@
 // gRPC port, unary and server-streaming (§10.7). Request bytes are decoded here (not by grpc-js) so that bad
 // protobuf is INVALID_ARGUMENT; service parameters come from metadata
 // (§10.2); errors go out as status + grpc-status-details-bin (§10.6).
-import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import type { Binding } from '../../config/types.js';
 import { checkRequired } from '../../core/decode.js';
@@ -14,6 +13,7 @@ import { A2AError } from '../../errors/a2a-error.js';
 import type { ProtoObject } from '../../proto/protojson.js';
 import { A2A_SERVICE } from '../../proto/registry.js';
 import type { Router } from '../../routing/router.js';
+import { drained } from '../../util/drained.js';
 import { toServiceError } from './status.js';
 
 const INBOUND: Binding = 'GRPC';
@@ -119,7 +119,7 @@ export class GrpcInbound {
       const { env, ctx } = this.prepare(info, call);
       for await (const event of this.dispatcher.stream(env, ctx)) {
         if (call.cancelled) return;
-        if (!call.write(encode(info, event))) await Promise.race([once(call, 'drain'), once(call, 'cancelled')]);
+        if (!call.write(encode(info, event))) await drained(call, 'cancelled');
       }
       if (!call.cancelled) call.end();
     } catch (e) {
