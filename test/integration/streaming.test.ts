@@ -99,6 +99,19 @@ for (const inbound of BINDINGS) {
         return undefined;
       })();
       tt.match(err?.constructor.name ?? '', /TaskNotFound/, `resubscribeTask to an unknown task via ${upstream}: TaskNotFoundError`);
+
+      // resubscribeTask to a long-running task, ended by cancelTask from the same client.
+      const held = await STREAM_CALLERS[inbound](h.gateway, 'SendStreamingMessage', { message: userMessage('hold') }, { tenant: `up-${slug(upstream)}`, prefix: `/up-${slug(upstream)}`, take: 1 });
+      const taskId = String((held.events[0]?.task as JsonObject).id);
+      await until(() => h.agent.openCalls() === 0, 'the first caller to be gone');
+      const seen: string[] = [];
+      const resubscribed = (async () => {
+        for await (const ev of client.resubscribeTask({ tenant: '', id: taskId })) seen.push(ev.payload?.$case ?? '?');
+      })();
+      await until(() => h.agent.openCalls() > 0, 'the resubscription to reach the agent');
+      await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+      await resubscribed;
+      tt.same([seen[0], seen.at(-1)], ['task', 'statusUpdate'], `resubscribeTask via ${upstream}: the task, then updates to the end`);
     }
   });
 }
