@@ -1,6 +1,7 @@
 // The framework-free shape of an HTTP call that the JSON-RPC and REST inbound
 // handlers work on; src/server/http.ts adapts fastify to it. Keeps transport
 // handlers independent of the web framework.
+import type { RequestView } from '../card/public-address.js';
 import type { RouteConfig } from '../config/types.js';
 import type { HeaderGetter } from '../core/service-params.js';
 
@@ -13,6 +14,8 @@ export interface HttpCall {
   body: Buffer | undefined;
   requestId: string;
   signal: AbortSignal;
+  /** Host, peer address and headers, for the URLs of rewritten cards. */
+  view: RequestView;
 }
 
 /** One Server-Sent Event to write (data holds no newline: it is one JSON text). */

@@ -1,12 +1,13 @@
 // Where a route's upstream Agent Card comes from (spec §8.2): a configured
-// file or URL, the agent's well-known URI for HTTP upstreams and `auto`, or a
-// minimal card for a gRPC upstream that publishes none. Fetched once and
-// cached; `auto` routes pick their binding from it (§8.3.2).
-import { readFileSync } from 'node:fs';
-import { request } from 'undici';
+// file or URL, or the agent's well-known URI for HTTP upstreams and `auto`;
+// a gRPC agent without either gets a minimal card. For `auto` routes, the
+// interfaces the gateway may use, in the card's order (§8.3.2): a binding and
+// major version it speaks, on the upstream's own host or an allowed one — a
+// card cannot send the gateway to any other host (no SSRF through cards).
 import type { Binding, RouteConfig } from '../config/types.js';
 import { BINDINGS } from '../config/types.js';
 import type { JsonObject } from '../proto/protojson.js';
+import { hostName } from './public-address.js';
 
 export const WELL_KNOWN_CARD = '/.well-known/agent-card.json';
 
@@ -15,10 +16,14 @@ export interface ResolvedUpstream {
   url: string;
   /** Tenant named by the chosen card interface ("" when none). */
   tenant: string;
+  /** Major.Minor sent upstream as A2A-Version. */
+  version: string;
 }
 
-function cardUrlOf(route: RouteConfig): string | undefined {
-  if (route.card?.url) return route.card.url;
+/** The URL the card is fetched from, or undefined (a file, or a gRPC agent with none). */
+export function cardSourceUrl(route: RouteConfig): string | undefined {
+  if (route.card.file) return undefined;
+  if (route.card.url) return route.card.url;
   const { url, binding } = route.upstream;
   if (binding === 'GRPC') return undefined;
   if (url.endsWith('.json')) return url;
@@ -39,27 +44,45 @@ export function minimalCard(route: RouteConfig): JsonObject {
   };
 }
 
-/** The upstream's own card, or undefined when it has no source to read it from. */
-export async function fetchUpstreamCard(route: RouteConfig): Promise<JsonObject | undefined> {
-  if (route.card?.file) return JSON.parse(readFileSync(route.card.file, 'utf8')) as JsonObject;
-  const url = cardUrlOf(route);
-  if (!url) return undefined;
-  const res = await request(url, { headers: { accept: 'application/json' }, headersTimeout: route.timeoutMs, bodyTimeout: route.timeoutMs });
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`agent card at ${url} answered HTTP ${res.statusCode}`);
-  return JSON.parse(text) as JsonObject;
+function urlHost(binding: Binding, url: string): string {
+  if (binding === 'GRPC') return hostName(url.replace(/^grpcs?:\/\//, '').replace(/\/.*$/, '')).toLowerCase();
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return '';
+  }
 }
 
-/** §8.3.2: the first interface whose binding and major version the gateway speaks. */
-export function chooseInterface(card: JsonObject): ResolvedUpstream | undefined {
+/** The hosts a route's card may point the gateway at. */
+function allowedHosts(route: RouteConfig): Set<string> {
+  const own = /^[a-z]+:\/\//i.test(route.upstream.url) ? new URL(route.upstream.url).hostname : hostName(route.upstream.url);
+  return new Set([own.toLowerCase(), ...route.upstream.allowedHosts]);
+}
+
+export interface InterfaceChoice {
+  usable: ResolvedUpstream[];
+  /** Why interfaces were passed over (logged; the route is not ready when none is usable). */
+  skipped: string[];
+}
+
+/** §8.3.2: the interfaces whose binding and major version the gateway speaks, in the card's order. */
+export function chooseInterfaces(card: JsonObject, route: RouteConfig): InterfaceChoice {
   const list = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
+  const hosts = allowedHosts(route);
+  const out: InterfaceChoice = { usable: [], skipped: [] };
   for (const i of list) {
-    if (!i || typeof i !== 'object' || Array.isArray(i)) continue;
+    if (!i || typeof i !== 'object' || Array.isArray(i) || typeof i.url !== 'string') continue;
     const binding = i.protocolBinding as Binding;
-    const version = String(i.protocolVersion ?? '');
-    if (BINDINGS.includes(binding) && /^1(\.|$)/.test(version) && typeof i.url === 'string') {
-      return { binding, url: i.url, tenant: typeof i.tenant === 'string' ? i.tenant : '' };
+    const m = /^(\d+)\.(\d+)/.exec(String(i.protocolVersion ?? ''));
+    if (!BINDINGS.includes(binding)) {
+      out.skipped.push(`${String(i.protocolBinding)} at ${i.url}: binding not spoken`);
+    } else if (!m || m[1] !== '1') {
+      out.skipped.push(`${binding} at ${i.url}: protocol version ${String(i.protocolVersion)} not spoken (1.x only)`);
+    } else if (!hosts.has(urlHost(binding, i.url))) {
+      out.skipped.push(`${binding} at ${i.url}: host not allowed for this route (upstream.allowedHosts)`);
+    } else {
+      out.usable.push({ binding, url: i.url, tenant: typeof i.tenant === 'string' ? i.tenant : '', version: `${m[1]}.${m[2]}` });
     }
   }
-  return undefined;
+  return out;
 }

@@ -68,6 +68,7 @@ export function configFromArgs(argv: string[]): { command: 'serve' | 'check' | '
       publicHttpUrl: undefined,
       publicGrpcAddress: undefined,
       logLevel: DEFAULTS.logLevel,
+      trustedProxies: [],
       routes: [routeFromRaw({ name: 'default', upstream: { url: values.upstream, binding: binding as Binding | 'auto' } })],
     };
   } else {

@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { CONFIG_SCHEMA } from './schema.js';
-import { DEFAULTS, type Binding, type GatewayConfig, type RouteConfig, type TenantPolicy } from './types.js';
+import { DEFAULTS, type Binding, type CardConfig, type GatewayConfig, type RouteConfig, type TenantPolicy } from './types.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -61,6 +61,10 @@ function semanticProblems(routes: RouteConfig[]): Array<{ path: string; message:
     names.add(r.name);
     const url = r.upstream.url;
     const ok = r.upstream.binding === 'GRPC' ? /^(grpc:\/\/)?[^/\s]+:\d+\/?$/.test(url) : /^https?:\/\/[^\s]+$/.test(url);
+    if (r.card.signatures === 'resign' && !r.card.signingKey) {
+      out.push({ path: `/routes/${i}/card/signatures`, message: 'resign needs card.signingKey' });
+    }
+    for (const p of r.upstream.allowedHosts.concat(r.hosts)) if (p.includes('/')) out.push({ path: `/routes/${i}`, message: `"${p}" is not a host name` });
     if (!ok) {
       const want = r.upstream.binding === 'GRPC' ? 'host:port or grpc://host:port' : 'an http:// or https:// URL';
       out.push({ path: `/routes/${i}/upstream/url`, message: `must be ${want}` });
@@ -72,8 +76,8 @@ function semanticProblems(routes: RouteConfig[]): Array<{ path: string; message:
 interface RawRoute {
   name: string;
   match?: { pathPrefix?: string; hosts?: string[]; tenant?: string };
-  upstream: { url: string; binding?: Binding | 'auto'; tenant?: unknown };
-  card?: { file?: string; url?: string };
+  upstream: { url: string; binding?: Binding | 'auto'; tenant?: unknown; allowedHosts?: string[] };
+  card?: RawCard;
   timeoutMs?: number;
   streamIdleTimeoutMs?: number;
   sseKeepAliveMs?: number;
@@ -81,22 +85,56 @@ interface RawRoute {
   maxBodyBytes?: number;
   forwardHeaders?: string[];
 }
+interface RawCard {
+  file?: string;
+  url?: string;
+  publicHttpUrl?: string;
+  publicGrpcAddress?: string;
+  bindings?: Binding[];
+  overrides?: Record<string, unknown>;
+  maxAgeSeconds?: number;
+  signatures?: 'drop' | 'resign';
+  signingKey?: { file: string; alg: string; kid: string; jku?: string };
+  verifyJwksFile?: string;
+}
 interface RawConfig {
+  trustedProxies?: string[];
   listen?: { host?: string; httpPort?: number; grpcPort?: number };
   public?: { httpUrl?: string; grpcAddress?: string };
   log?: { level?: string };
   routes: RawRoute[];
 }
 
-/** `baseDir` resolves a relative card file against the config file's folder. */
+function cardFromRaw(c: RawCard, baseDir: string): CardConfig {
+  const file = (f: string | undefined): string | undefined => (f ? resolve(baseDir, f) : undefined);
+  return {
+    file: file(c.file),
+    url: c.url,
+    publicHttpUrl: c.publicHttpUrl?.replace(/\/+$/, ''),
+    publicGrpcAddress: c.publicGrpcAddress,
+    bindings: c.bindings ?? [],
+    overrides: c.overrides ?? {},
+    maxAgeSeconds: c.maxAgeSeconds ?? DEFAULTS.cardMaxAgeSeconds,
+    signatures: c.signatures ?? 'drop',
+    signingKey: c.signingKey ? { file: file(c.signingKey.file)!, alg: c.signingKey.alg, kid: c.signingKey.kid, jku: c.signingKey.jku } : undefined,
+    verifyJwksFile: file(c.verifyJwksFile),
+  };
+}
+
+/** `baseDir` resolves relative files (card, keys) against the config file's folder. */
 export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig {
   return {
     name: r.name,
     pathPrefix: normalizePrefix(r.match?.pathPrefix),
     hosts: (r.match?.hosts ?? []).map((h) => h.toLowerCase()),
     tenant: r.match?.tenant,
-    upstream: { url: r.upstream.url, binding: r.upstream.binding ?? 'auto', tenant: tenantPolicy(r.upstream.tenant) },
-    card: r.card ? { ...r.card, ...(r.card.file ? { file: resolve(baseDir, r.card.file) } : {}) } : undefined,
+    upstream: {
+      url: r.upstream.url,
+      binding: r.upstream.binding ?? 'auto',
+      tenant: tenantPolicy(r.upstream.tenant),
+      allowedHosts: (r.upstream.allowedHosts ?? []).map((h) => h.toLowerCase()),
+    },
+    card: cardFromRaw(r.card ?? {}, baseDir),
     timeoutMs: r.timeoutMs ?? DEFAULTS.timeoutMs,
     streamIdleTimeoutMs: r.streamIdleTimeoutMs ?? DEFAULTS.streamIdleTimeoutMs,
     sseKeepAliveMs: r.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
@@ -135,6 +173,7 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
     publicHttpUrl: cfg.public?.httpUrl?.replace(/\/+$/, ''),
     publicGrpcAddress: cfg.public?.grpcAddress,
     logLevel: cfg.log?.level ?? DEFAULTS.logLevel,
+    trustedProxies: cfg.trustedProxies ?? [],
     routes,
   };
 }

@@ -22,6 +22,7 @@ export const CONFIG_SCHEMA = {
         grpcAddress: { type: 'string', minLength: 1 },
       },
     },
+    trustedProxies: { type: 'array', items: { type: 'string', minLength: 1 } },
     log: {
       type: 'object',
       additionalProperties: false,
@@ -52,6 +53,7 @@ export const CONFIG_SCHEMA = {
             properties: {
               url: { type: 'string', minLength: 1 },
               binding: { enum: ['JSONRPC', 'HTTP+JSON', 'GRPC', 'auto'] },
+              allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 } },
               tenant: {
                 oneOf: [
                   { enum: ['keep', 'clear'] },
@@ -68,7 +70,28 @@ export const CONFIG_SCHEMA = {
           card: {
             type: 'object',
             additionalProperties: false,
-            properties: { file: { type: 'string', minLength: 1 }, url: { type: 'string', pattern: '^https?://' } },
+            properties: {
+              file: { type: 'string', minLength: 1 },
+              url: { type: 'string', pattern: '^https?://' },
+              publicHttpUrl: { type: 'string', pattern: '^https?://' },
+              publicGrpcAddress: { type: 'string', minLength: 1 },
+              bindings: { type: 'array', uniqueItems: true, minItems: 1, items: { enum: ['JSONRPC', 'HTTP+JSON', 'GRPC'] } },
+              overrides: {
+                type: 'object',
+                additionalProperties: false,
+                properties: Object.fromEntries(['name', 'description', 'version', 'provider', 'documentationUrl', 'iconUrl', 'securitySchemes',
+                  'securityRequirements', 'defaultInputModes', 'defaultOutputModes', 'skills', 'capabilities'].map((k) => [k, {}])),
+              },
+              maxAgeSeconds: { type: 'integer', minimum: 0 },
+              signatures: { enum: ['drop', 'resign'] },
+              signingKey: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['file', 'alg', 'kid'],
+                properties: { file: { type: 'string', minLength: 1 }, alg: { type: 'string', minLength: 1 }, kid: { type: 'string', minLength: 1 }, jku: { type: 'string', pattern: '^https://' } },
+              },
+              verifyJwksFile: { type: 'string', minLength: 1 },
+            },
           },
           timeoutMs: { type: 'integer', minimum: 1 },
           streamIdleTimeoutMs: { type: 'integer', minimum: 1 },

@@ -12,6 +12,36 @@ export interface UpstreamConfig {
   url: string;
   binding: Binding | 'auto';
   tenant: TenantPolicy;
+  /** Hosts (lower-case, no port) an upstream card's interface URLs may point at besides the upstream's own. */
+  allowedHosts: string[];
+}
+
+export interface SigningKey {
+  /** PEM (PKCS#8) private key or a private JWK (JSON) file. */
+  file: string;
+  alg: string;
+  kid: string;
+  jku: string | undefined;
+}
+
+/** How the route's Agent Card is sourced and served (spec §8). */
+export interface CardConfig {
+  /** Where the upstream's card is read from, when not its well-known URI. */
+  file: string | undefined;
+  url: string | undefined;
+  /** The route's full public URLs (behind a load balancer); else from the request. */
+  publicHttpUrl: string | undefined;
+  publicGrpcAddress: string | undefined;
+  /** Bindings the route exposes, in card order; empty = all, the upstream's order first. */
+  bindings: Binding[];
+  /** Top-level card fields the route replaces (name, description, securitySchemes, …). */
+  overrides: Record<string, unknown>;
+  maxAgeSeconds: number;
+  /** Rewriting breaks the upstream's JWS signatures: drop them, or sign the served card anew. */
+  signatures: 'drop' | 'resign';
+  signingKey: SigningKey | undefined;
+  /** Verify the upstream card's signature against this JWKS file before trusting it. */
+  verifyJwksFile: string | undefined;
 }
 
 export interface RouteConfig {
@@ -23,8 +53,7 @@ export interface RouteConfig {
   /** Only calls addressing this tenant match; undefined = any tenant. */
   tenant: string | undefined;
   upstream: UpstreamConfig;
-  /** Where the upstream's Agent Card is read from, when not its well-known URI. */
-  card: { file?: string; url?: string } | undefined;
+  card: CardConfig;
   /** Unary upstream timeout; for streams, the time to the upstream's first answer. */
   timeoutMs: number;
   /** A stream with no event for this long fails with UPSTREAM_TIMEOUT. */
@@ -44,10 +73,12 @@ export interface GatewayConfig {
   host: string;
   httpPort: number;
   grpcPort: number;
-  /** Public base URLs used in served cards; derived from the request when absent. */
+  /** Public base URLs used in served cards (the route prefix is appended); derived from the request when absent. */
   publicHttpUrl: string | undefined;
   publicGrpcAddress: string | undefined;
   logLevel: string;
+  /** Addresses or CIDRs whose X-Forwarded-* / Forwarded headers are believed. */
+  trustedProxies: string[];
   routes: RouteConfig[];
 }
 
@@ -61,4 +92,5 @@ export const DEFAULTS = {
   maxSseEventBytes: 16 * 1024 * 1024,
   maxBodyBytes: 10 * 1024 * 1024,
   logLevel: 'info',
+  cardMaxAgeSeconds: 300,
 } as const;

@@ -8,7 +8,10 @@
 import type { Logger } from 'pino';
 import type { Binding, RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
-import { chooseInterface, fetchUpstreamCard, type ResolvedUpstream } from '../card/upstream-card.js';
+import type { CardService } from '../card/card-service.js';
+import type { RequestView } from '../card/public-address.js';
+import type { ResolvedUpstream } from '../card/upstream-card.js';
+import { UPSTREAM_VERSION } from './service-params.js';
 import type { JsonObject, ProtoObject } from '../proto/protojson.js';
 import type { Envelope, Reply } from './envelope.js';
 import { withIdleTimeout } from './idle-timeout.js';
@@ -22,76 +25,76 @@ export interface CallContext {
   requestId: string;
   /** Aborted when the caller goes away. */
   signal: AbortSignal;
+  /** The caller's request as the edge saw it (for URLs in rewritten cards). */
+  view: RequestView;
 }
 
-interface RouteState {
-  card?: Promise<JsonObject | undefined>;
-  upstream?: Promise<{ resolved: ResolvedUpstream; client: UpstreamClient }>;
-}
-
+type Upstream = { resolved: ResolvedUpstream; client: UpstreamClient };
 type LogContext = Pick<CallContext, 'inbound' | 'requestId'> & { route?: RouteConfig | undefined };
 
+const PUSH_CONFIG_METHODS = new Set<string>([
+  'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig',
+]);
+
+/** A connection refused: the request cannot have reached the agent, so another interface may be tried. */
+function refused(e: unknown): boolean {
+  return e instanceof A2AError && e.errorName === 'UPSTREAM_UNAVAILABLE' && /ECONNREFUSED|connection refused/i.test(e.message);
+}
+
 export class Dispatcher {
-  private readonly state = new Map<string, RouteState>();
+  /** One client per upstream binding + URL, shared by the routes that use it. */
+  private readonly clients = new Map<string, UpstreamClient>();
 
   constructor(
     private readonly makeClient: UpstreamFactory,
+    readonly cards: CardService,
     private readonly log: Logger,
   ) {}
 
-  private routeState(route: RouteConfig): RouteState {
-    let s = this.state.get(route.name);
-    if (!s) {
-      s = {};
-      this.state.set(route.name, s);
+  private client(route: RouteConfig, r: ResolvedUpstream): UpstreamClient {
+    const key = `${r.binding} ${r.url} ${route.timeoutMs} ${route.maxSseEventBytes}`;
+    let c = this.clients.get(key);
+    if (!c) {
+      c = this.makeClient(r.binding, { url: r.url, timeoutMs: route.timeoutMs, maxSseEventBytes: route.maxSseEventBytes });
+      this.clients.set(key, c);
     }
-    return s;
+    return c;
   }
 
-  /** The upstream's own Agent Card (undefined: it has none), fetched once; a failed fetch is retried next time. */
-  card(route: RouteConfig): Promise<JsonObject | undefined> {
-    const s = this.routeState(route);
-    if (!s.card) {
-      s.card = fetchUpstreamCard(route);
-      s.card.catch(() => {
-        s.card = undefined;
-      });
-    }
-    return s.card;
-  }
-
-  private async resolve(route: RouteConfig): Promise<ResolvedUpstream> {
+  /** The interfaces to call, in order: the configured one, or (auto) the card's usable ones. */
+  private async upstreams(route: RouteConfig): Promise<Upstream[]> {
     const { binding, url } = route.upstream;
-    if (binding !== 'auto') return { binding, url, tenant: '' };
-    let card: JsonObject | undefined;
-    try {
-      card = await this.card(route);
-    } catch (e) {
-      throw A2AError.of('UPSTREAM_UNAVAILABLE', `cannot read the upstream's agent card: ${(e as Error).message}`);
-    }
-    const chosen = card ? chooseInterface(card) : undefined;
-    if (!chosen) throw A2AError.of('UPSTREAM_UNAVAILABLE', 'the upstream card lists no interface this gateway speaks (A2A 1.x)');
-    return chosen;
-  }
-
-  private upstream(route: RouteConfig): Promise<{ resolved: ResolvedUpstream; client: UpstreamClient }> {
-    const s = this.routeState(route);
-    if (!s.upstream) {
-      s.upstream = this.resolve(route).then((resolved) => ({
-        resolved,
-        client: this.makeClient(resolved.binding, { url: resolved.url, timeoutMs: route.timeoutMs, maxSseEventBytes: route.maxSseEventBytes }),
-      }));
-      s.upstream.catch(() => {
-        s.upstream = undefined;
-      });
-    }
-    return s.upstream;
+    const list: ResolvedUpstream[] = binding !== 'auto' ? [{ binding, url, tenant: '', version: UPSTREAM_VERSION }] : await this.cards.interfaces(route);
+    return list.map((resolved) => ({ resolved, client: this.client(route, resolved) }));
   }
 
   private withTenant(route: RouteConfig, env: Envelope, resolved: ResolvedUpstream): Envelope {
     const policy = route.upstream.tenant;
     const tenant = policy.mode === 'set' ? policy.value : policy.mode === 'clear' ? '' : env.tenant || resolved.tenant;
-    return { ...env, request: { ...env.request, tenant } };
+    return { ...env, request: { ...env.request, tenant }, serviceParameters: { ...env.serviceParameters, version: resolved.version } };
+  }
+
+  /** §3.3.4 checks the gateway makes from the upstream's card before calling it. */
+  private async checkCapabilities(route: RouteConfig, env: Envelope): Promise<void> {
+    const card = await this.cards.upstreamCard(route).catch(() => undefined);
+    if (!card) return;
+    const caps = (card.capabilities ?? {}) as JsonObject;
+    if (PUSH_CONFIG_METHODS.has(env.method) && caps.pushNotifications !== true) {
+      throw A2AError.of('PUSH_NOTIFICATION_NOT_SUPPORTED', "Push Notification is not supported (the agent's card does not declare pushNotifications)");
+    }
+    if (env.method === 'GetExtendedAgentCard' && caps.extendedAgentCard !== true) {
+      throw A2AError.of('UNSUPPORTED_OPERATION', "the agent's card does not declare an extended agent card");
+    }
+    if ((env.method === 'SendStreamingMessage' || env.method === 'SubscribeToTask') && caps.streaming !== true) {
+      throw A2AError.of('UNSUPPORTED_OPERATION', "streaming is not supported by this agent (its card's capabilities.streaming is not true)");
+    }
+    const requested = new Set(env.serviceParameters.extensions);
+    for (const ext of Array.isArray(caps.extensions) ? caps.extensions : []) {
+      const e = ext as JsonObject;
+      if (e.required === true && typeof e.uri === 'string' && !requested.has(e.uri)) {
+        throw A2AError.of('EXTENSION_SUPPORT_REQUIRED', `the agent requires the extension ${e.uri}; list it in A2A-Extensions`, { metadata: { extension: e.uri } });
+      }
+    }
   }
 
   /** One unary call; never throws: failures come back as error replies. */
@@ -100,23 +103,26 @@ export class Dispatcher {
     let upstreamBinding: Binding | undefined;
     let reply: Reply;
     try {
-      const { resolved, client } = await this.upstream(ctx.route);
-      upstreamBinding = resolved.binding;
-      reply = { ok: true, response: await client.unary(this.withTenant(ctx.route, env, resolved), ctx.signal) };
+      await this.checkCapabilities(ctx.route, env);
+      const candidates = await this.upstreams(ctx.route);
+      let response: ProtoObject | undefined;
+      for (const [i, { resolved, client }] of candidates.entries()) {
+        upstreamBinding = resolved.binding;
+        try {
+          response = await client.unary(this.withTenant(ctx.route, env, resolved), ctx.signal);
+          break;
+        } catch (e) {
+          if (!refused(e) || i === candidates.length - 1) throw e;
+          this.log.warn({ requestId: ctx.requestId, route: ctx.route.name, url: resolved.url, err: (e as Error).message }, 'upstream interface refused the connection; trying the next one');
+        }
+      }
+      if (env.method === 'GetExtendedAgentCard' && response) response = await this.cards.rewriteExtended(response, ctx.route, ctx.view);
+      reply = { ok: true, response: response ?? {} };
     } catch (e) {
       reply = { ok: false, error: asA2AError(e) };
     }
     this.logCall(env.method, ctx, upstreamBinding, reply, started);
     return reply;
-  }
-
-  /** §3.3.4: an upstream whose card does not declare streaming gets no streaming call. */
-  private async checkStreaming(route: RouteConfig): Promise<void> {
-    const card = await this.card(route).catch(() => undefined);
-    const caps = card?.capabilities as JsonObject | undefined;
-    if (card && caps?.streaming !== true) {
-      throw A2AError.of('UNSUPPORTED_OPERATION', "streaming is not supported by this agent (its card's capabilities.streaming is not true)");
-    }
   }
 
   /**
@@ -134,9 +140,11 @@ export class Dispatcher {
     let outcome: Reply = { ok: true, response: {} };
     let events = 0;
     try {
-      const { resolved, client } = await this.upstream(ctx.route);
+      await this.checkCapabilities(ctx.route, env);
+      const first = (await this.upstreams(ctx.route))[0];
+      if (!first) throw A2AError.of('UPSTREAM_UNAVAILABLE', 'no usable upstream interface');
+      const { resolved, client } = first;
       upstreamBinding = resolved.binding;
-      await this.checkStreaming(ctx.route);
       const upstream = client.stream(this.withTenant(ctx.route, env, resolved), abort.signal);
       for await (const event of withIdleTimeout(upstream, ctx.route.streamIdleTimeoutMs, abort)) {
         events++;
@@ -168,9 +176,9 @@ export class Dispatcher {
   }
 
   async close(): Promise<void> {
-    const clients = [...this.state.values()].map((s) => s.upstream?.then((u) => u.client.close(), () => undefined));
-    this.state.clear();
-    await Promise.all(clients);
+    const clients = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.all(clients.map((c) => c.close()));
   }
 }
 

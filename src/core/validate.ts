@@ -3,13 +3,8 @@
 // required repeated fields must hold at least one element. Produces
 // google.rpc.BadRequest field violations with camelCase paths.
 import protobuf from 'protobufjs';
-import type { ProtoObject } from '../proto/protojson.js';
+import { isRequiredField, type ProtoObject } from '../proto/protojson.js';
 import type { FieldViolation } from '../proto/violations.js';
-
-function isRequired(f: protobuf.Field): boolean {
-  const fb = f.options?.['(google.api.field_behavior)'] as unknown;
-  return fb === 'REQUIRED' || (Array.isArray(fb) && fb.includes('REQUIRED'));
-}
 
 function isUnset(f: protobuf.Field, v: unknown): boolean {
   if (v === undefined || v === null) return true;
@@ -23,7 +18,7 @@ function walk(type: protobuf.Type, obj: ProtoObject, path: string, skip: Readonl
   for (const f of type.fieldsArray) {
     const fpath = path ? `${path}.${f.name}` : f.name;
     const v = obj[f.name];
-    if (isRequired(f) && !skip.has(fpath) && isUnset(f, v)) {
+    if (isRequiredField(f) && !skip.has(fpath) && isUnset(f, v)) {
       out.push({ field: fpath, description: `${fpath} is required` });
       continue;
     }

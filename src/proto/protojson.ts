@@ -179,6 +179,18 @@ function isDefault(f: protobuf.Field, v: unknown): boolean {
   return v === 0 || v === '' || v === false;
 }
 
+/** A REQUIRED field's value when it is absent: its proto3 default. */
+function defaultOf(f: protobuf.Field): unknown {
+  if (f instanceof protobuf.MapField) return {};
+  if (f.repeated) return [];
+  if (f.resolvedType instanceof protobuf.Type) return {};
+  if (f.resolvedType instanceof protobuf.Enum) return 0;
+  if (f.type === 'bytes') return new Uint8Array();
+  if (f.type === 'bool') return false;
+  if (f.type === 'string') return '';
+  return 0;
+}
+
 function scalarToJson(f: protobuf.Field, v: unknown): Json {
   const rt = f.resolvedType;
   if (rt instanceof protobuf.Enum) return rt.valuesById[v as number] ?? (v as number);
@@ -188,9 +200,9 @@ function scalarToJson(f: protobuf.Field, v: unknown): Json {
   return v as Json;
 }
 
-function valueToJson(f: protobuf.Field, v: unknown): Json {
+function valueToJson(f: protobuf.Field, v: unknown, opts: ToJsonOptions): Json {
   const rt = f.resolvedType;
-  if (rt instanceof protobuf.Type) return toJson(rt, v as ProtoObject);
+  if (rt instanceof protobuf.Type) return toJson(rt, v as ProtoObject, opts);
   return scalarToJson(f, v);
 }
 
@@ -198,29 +210,40 @@ function hasOwn(obj: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(obj, key);
 }
 
+/** `(google.api.field_behavior) = REQUIRED` (spec §5.7). */
+export function isRequiredField(f: protobuf.Field): boolean {
+  const fb = f.options?.['(google.api.field_behavior)'] as unknown;
+  return fb === 'REQUIRED' || (Array.isArray(fb) && fb.includes('REQUIRED'));
+}
+
+export interface ToJsonOptions {
+  /** Write REQUIRED fields even at their default value (the §8.4.1 canonical form). */
+  keepRequired?: boolean;
+}
+
 /** Proto object (or decoded protobufjs message) → ProtoJSON. */
-export function toJson(type: protobuf.Type, obj: ProtoObject): Json {
-  if (isWellKnown(type)) return wellKnownToJson(type, obj, (t, o) => toJson(t, o));
+export function toJson(type: protobuf.Type, obj: ProtoObject, opts: ToJsonOptions = {}): Json {
+  if (isWellKnown(type)) return wellKnownToJson(type, obj, (t, o) => toJson(t, o, opts));
   const out: JsonObject = {};
   for (const f of type.fieldsArray) {
-    if (!hasOwn(obj, f.name)) continue;
-    const v = obj[f.name];
+    const keep = opts.keepRequired === true && isRequiredField(f);
+    const v = hasOwn(obj, f.name) ? obj[f.name] : keep ? defaultOf(f) : undefined;
     if (v === undefined || v === null) continue;
     if (f instanceof protobuf.MapField) {
       const entries = Object.entries(v as ProtoObject);
-      if (entries.length === 0) continue;
+      if (entries.length === 0 && !keep) continue;
       const m: JsonObject = {};
-      for (const [k, mv] of entries) m[k] = valueToJson(f, mv);
+      for (const [k, mv] of entries) m[k] = valueToJson(f, mv, opts);
       out[f.name] = m;
     } else if (f.repeated) {
       const arr = v as unknown[];
-      if (arr.length === 0) continue;
-      out[f.name] = arr.map((item) => valueToJson(f, item));
+      if (arr.length === 0 && !keep) continue;
+      out[f.name] = arr.map((item) => valueToJson(f, item, opts));
     } else if (f.partOf) {
       // oneof member or proto3 `optional`: presence is explicit, defaults kept.
-      out[f.name] = valueToJson(f, v);
-    } else if (!isDefault(f, v)) {
-      out[f.name] = valueToJson(f, v);
+      out[f.name] = valueToJson(f, v, opts);
+    } else if (keep || !isDefault(f, v)) {
+      out[f.name] = valueToJson(f, v, opts);
     }
   }
   return out;

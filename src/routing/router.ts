@@ -35,6 +35,12 @@ export class Router {
     return r.hosts.length === 0 || r.hosts.includes(host);
   }
 
+  /** A route bound to this host, for its card at the host's root well-known URI. */
+  hostRoute(hostHeader: string | undefined): RouteConfig | undefined {
+    const host = hostOf(hostHeader);
+    return this.ordered.find((r) => r.hosts.includes(host));
+  }
+
   /** HTTP: routes whose host and path prefix match, most specific first. */
   httpCandidates(hostHeader: string | undefined, path: string): PrefixMatch[] {
     const host = hostOf(hostHeader);
@@ -50,9 +56,9 @@ export class Router {
    * gRPC carries no path: a route is reachable when its tenant or host
    * matched, or when it sits at the root prefix.
    */
-  grpcRoute(authority: string | undefined, tenant: string): RouteConfig | undefined {
+  grpcRoute(authority: string | undefined, tenant: string, allowed: (r: RouteConfig) => boolean = () => true): RouteConfig | undefined {
     const host = hostOf(authority);
-    return this.ordered.find((r) => this.hostMatches(r, host) && tenantMatches(r, tenant) &&
+    return this.ordered.find((r) => allowed(r) && this.hostMatches(r, host) && tenantMatches(r, tenant) &&
       (r.tenant !== undefined || r.hosts.length > 0 || r.pathPrefix === ''));
   }
 }

@@ -11,6 +11,9 @@ import type { Binding, GatewayConfig } from '../config/types.js';
 import { Dispatcher } from '../core/dispatcher.js';
 import type { UpstreamClient, UpstreamTarget } from '../core/upstream.js';
 import { Router } from '../routing/router.js';
+import { CardService } from '../card/card-service.js';
+import { CardStore } from '../card/card-store.js';
+import { trustList } from '../card/public-address.js';
 import { buildHttpServer } from './http.js';
 
 export interface RunningGateway {
@@ -42,7 +45,11 @@ function hostPort(host: string, port: number): string {
 export async function startGateway(config: GatewayConfig, logger?: Logger): Promise<RunningGateway> {
   const log = logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.authorization'] });
   const router = new Router(config.routes);
-  const dispatcher = new Dispatcher((binding, target) => UPSTREAM_CLIENTS[binding](target), log);
+  let grpcPort = config.grpcPort;
+  const store = new CardStore(log);
+  const cards = new CardService(store, () => ({ publicHttpUrl: config.publicHttpUrl, publicGrpcAddress: config.publicGrpcAddress, grpcPort }), trustList(config.trustedProxies), log);
+  const dispatcher = new Dispatcher((binding, target) => UPSTREAM_CLIENTS[binding](target), cards, log);
+  void store.start(config.routes);
 
   const grpcServer = new grpc.Server({
     'grpc.max_receive_message_length': Math.max(...config.routes.map((r) => r.maxBodyBytes)),
@@ -52,14 +59,9 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   });
   const { definition, handlers } = new GrpcInbound(dispatcher, router).service();
   grpcServer.addService(definition, handlers);
-  const grpcPort = await bindGrpc(grpcServer, hostPort(config.host, config.grpcPort));
+  grpcPort = await bindGrpc(grpcServer, hostPort(config.host, config.grpcPort));
 
-  const app = buildHttpServer({
-    router,
-    dispatcher,
-    logger: log,
-    addresses: () => ({ publicHttpUrl: config.publicHttpUrl, publicGrpcAddress: config.publicGrpcAddress, grpcPort }),
-  });
+  const app = buildHttpServer({ router, dispatcher, logger: log });
   await app.listen({ host: config.host, port: config.httpPort });
   const address = app.server.address();
   const httpPort = typeof address === 'object' && address ? address.port : config.httpPort;
@@ -73,6 +75,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     async close() {
       await app.close();
       await new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve()));
+      store.close();
       await dispatcher.close();
     },
   };

@@ -9,10 +9,11 @@ import type { Logger } from 'pino';
 import type { HttpAnswer, HttpCall } from '../bindings/http-request.js';
 import { errorResponse } from '../bindings/jsonrpc/wire.js';
 import { JsonRpcInbound } from '../bindings/jsonrpc/inbound.js';
-import { RestInbound, restAnswer, restError } from '../bindings/rest/inbound.js';
+import { RestInbound, restError } from '../bindings/rest/inbound.js';
+import type { RequestView } from '../card/public-address.js';
 import { matchRestPath } from '../bindings/rest/paths.js';
-import { minimalCard, WELL_KNOWN_CARD } from '../card/upstream-card.js';
-import { servedCard, type PublicAddresses } from '../card/served-card.js';
+import { WELL_KNOWN_CARD } from '../card/upstream-card.js';
+import { asA2AError } from '../core/dispatcher.js';
 import type { RouteConfig } from '../config/types.js';
 import { writeSse } from '../sse/writer.js';
 import type { Dispatcher } from '../core/dispatcher.js';
@@ -23,7 +24,6 @@ export interface HttpServerDeps {
   router: Router;
   dispatcher: Dispatcher;
   logger: Logger;
-  addresses: () => PublicAddresses;
 }
 
 function splitUrl(url: string): { path: string; query: URLSearchParams } {
@@ -104,20 +104,28 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) abort.abort();
       });
+      if (req.method === 'GET' && path === WELL_KNOWN_CARD) {
+        // A route bound to a host also serves its card at that host's root.
+        const byHost = deps.router.hostRoute(req.headers.host);
+        if (byHost && group[0]?.pathPrefix !== '') group.unshift(byHost);
+      }
       if (group.length === 0) return send(reply, earlyError(req.method, path, A2AError.of('NO_ROUTE', `no route for ${req.headers.host ?? ''}${path}`)));
-      if (req.method === 'GET' && below === WELL_KNOWN_CARD) return send(reply, await serveCard(req, group[0]!));
       const headers = req.headers;
+      const header = (name: string): string | undefined => {
+        const v = headers[name];
+        return Array.isArray(v) ? v.join(',') : v;
+      };
+      const view = { host: req.headers.host, remoteAddress: req.socket.remoteAddress, header };
+      if (req.method === 'GET' && below === WELL_KNOWN_CARD) return send(reply, await serveCard(group[0]!, view));
       const call: HttpCall = {
         method: req.method,
         path: below,
         query,
-        header: (name) => {
-          const v = headers[name];
-          return Array.isArray(v) ? v.join(',') : v;
-        },
+        header,
         body: Buffer.isBuffer(req.body) ? req.body : undefined,
         requestId: String(req.id),
         signal: abort.signal,
+        view,
       };
       const answer = isJsonRpcPath(req.method, below) ? await jsonrpc.handle(call, group) : await rest.handle(call, group);
       if (!answer.sse) return send(reply, answer);
@@ -130,14 +138,26 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     },
   });
 
-  async function serveCard(req: FastifyRequest, route: RouteConfig): Promise<HttpAnswer> {
+  /** §8.6: Cache-Control, a strong ETag of the served bytes, Last-Modified, and 304s. */
+  async function serveCard(route: RouteConfig, view: RequestView): Promise<HttpAnswer> {
+    let card;
     try {
-      const card = (await deps.dispatcher.card(route)) ?? minimalCard(route);
-      const body = servedCard(card, deps.addresses(), route, { host: req.headers.host ?? 'localhost' });
-      return { ...restAnswer(200, body), headers: { 'content-type': 'application/json' } };
+      card = await deps.dispatcher.cards.servedCard(route, view);
     } catch (e) {
-      return restError(A2AError.of('UPSTREAM_UNAVAILABLE', `cannot read the upstream's agent card: ${(e as Error).message}`));
+      return restError(asA2AError(e));
     }
+    const headers = {
+      'content-type': 'application/json',
+      'cache-control': `public, max-age=${card.maxAgeSeconds}`,
+      etag: card.etag,
+      'last-modified': card.lastModified.toUTCString(),
+    };
+    const inm = view.header('if-none-match');
+    const ims = view.header('if-modified-since');
+    const notModified = inm !== undefined
+      ? inm.split(',').some((t) => t.trim() === card.etag || t.trim() === '*')
+      : ims !== undefined && !Number.isNaN(Date.parse(ims)) && Date.parse(ims) >= card.lastModified.getTime();
+    return notModified ? { status: 304, headers } : { status: 200, headers, body: card.body };
   }
 
   return app;

@@ -12,11 +12,17 @@ t.test('a full config in its typed form', async (tt) => {
   const cfg = loadConfigFile(join(DIR, 'good-full.yaml'));
   tt.same([cfg.host, cfg.httpPort, cfg.grpcPort, cfg.logLevel], ['127.0.0.1', 8080, 50051, 'warn']);
   tt.equal(cfg.publicHttpUrl, 'https://agents.example.com', 'trailing slash dropped');
+  tt.same(cfg.trustedProxies, ['127.0.0.1', '10.0.0.0/8']);
   const [billing, search] = cfg.routes;
   tt.same(billing, {
     name: 'billing', pathPrefix: '/billing', hosts: ['billing.example.com'], tenant: 'acme',
-    upstream: { url: 'http://billing:9000/a2a/jsonrpc', binding: 'JSONRPC', tenant: { mode: 'set', value: 'internal' } },
-    card: { file: join(DIR, 'billing-card.json') }, timeoutMs: 5000, streamIdleTimeoutMs: 60000, sseKeepAliveMs: 0,
+    upstream: { url: 'http://billing:9000/a2a/jsonrpc', binding: 'JSONRPC', tenant: { mode: 'set', value: 'internal' }, allowedHosts: ['billing-2.internal'] },
+    card: {
+      file: join(DIR, 'billing-card.json'), url: undefined, publicHttpUrl: 'https://billing.example.com/a2a', publicGrpcAddress: undefined,
+      bindings: ['HTTP+JSON', 'JSONRPC'], overrides: { name: 'Billing (via gateway)' }, maxAgeSeconds: 60, signatures: 'resign',
+      signingKey: { file: join(DIR, 'keys/card.pem'), alg: 'ES256', kid: 'gw-1', jku: undefined }, verifyJwksFile: undefined,
+    },
+    timeoutMs: 5000, streamIdleTimeoutMs: 60000, sseKeepAliveMs: 0,
     maxSseEventBytes: 65536, maxBodyBytes: 1024, forwardHeaders: ['x-request-id'],
   });
   tt.same(search?.upstream.tenant, { mode: 'clear' });

@@ -12,6 +12,7 @@ import { readServiceParameters } from '../../core/service-params.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { ProtoObject } from '../../proto/protojson.js';
 import { A2A_SERVICE } from '../../proto/registry.js';
+import { exposes } from '../../card/served-card.js';
 import type { Router } from '../../routing/router.js';
 import { drained } from '../../util/drained.js';
 import { toServiceError } from './status.js';
@@ -24,6 +25,12 @@ function encode(info: MethodInfo, response: ProtoObject): Buffer {
 }
 const identity = (b: Buffer): Buffer => b;
 let nextId = 0;
+
+/** "ipv4:127.0.0.1:5000" / "ipv6:[::1]:5000" → the address. */
+function peerAddress(peer: string): string | undefined {
+  const m = /^(?:ipv[46]:)?\[?([^\]]+?)\]?:\d+$/.exec(peer);
+  return m?.[1];
+}
 
 function headerGetter(md: grpc.Metadata): (name: string) => string | undefined {
   return (name) => {
@@ -76,6 +83,7 @@ export class GrpcInbound {
     let route;
     let tenant = '';
     const header = headerGetter(call.metadata);
+    const host = call.getHost?.() ?? header(':authority');
     let serviceParameters;
     try {
       try {
@@ -85,7 +93,7 @@ export class GrpcInbound {
       }
       checkRequired(info, request);
       tenant = String(request.tenant ?? '');
-      route = this.router.grpcRoute(call.getHost?.() ?? header(':authority'), tenant);
+      route = this.router.grpcRoute(host, tenant, (r) => exposes(r, INBOUND));
       if (!route) throw A2AError.of('NO_ROUTE', `no route for tenant "${tenant}"`);
       if (call.request.length > route.maxBodyBytes) {
         throw A2AError.of('PAYLOAD_TOO_LARGE', `request message exceeds the route's limit of ${route.maxBodyBytes} bytes`);
@@ -98,7 +106,7 @@ export class GrpcInbound {
     }
     return {
       env: { method: info.name, serviceParameters, tenant, request },
-      ctx: { route, inbound: INBOUND, requestId, signal: abort.signal },
+      ctx: { route, inbound: INBOUND, requestId, signal: abort.signal, view: { host, remoteAddress: peerAddress(call.getPeer()), header } },
     };
   }
 

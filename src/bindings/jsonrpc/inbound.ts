@@ -13,6 +13,7 @@ import { methodByName, type MethodInfo } from '../../core/methods.js';
 import { readServiceParameters } from '../../core/service-params.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import { toJson, type Json, type JsonObject } from '../../proto/protojson.js';
+import { exposes } from '../../card/served-card.js';
 import { tenantMatches } from '../../routing/router.js';
 import { mediaType, type HttpAnswer, type HttpCall, type RouteCandidates } from '../http-request.js';
 import { openSse } from '../sse-answer.js';
@@ -100,7 +101,7 @@ export class JsonRpcInbound {
       }
       const request = requestFromJson(info, r.params);
       const tenant = typeof request.tenant === 'string' ? request.tenant : '';
-      const route = candidates.find((c) => tenantMatches(c, tenant));
+      const route = candidates.find((c) => tenantMatches(c, tenant) && exposes(c, INBOUND));
       if (!route) throw A2AError.of('NO_ROUTE', `no route for tenant "${tenant}" here`);
       return { done: false, info, env: { method: info.name, serviceParameters, tenant, request }, route, id, hasId };
     } catch (e) {
@@ -111,13 +112,13 @@ export class JsonRpcInbound {
   /** One unary request → its response, or undefined for a notification. */
   private async unary(p: Prepared, call: HttpCall): Promise<JsonObject | undefined> {
     if (p.done) return p.response;
-    const reply = await this.dispatcher.unary(p.env, { route: p.route, inbound: INBOUND, requestId: call.requestId, signal: call.signal });
+    const reply = await this.dispatcher.unary(p.env, { route: p.route, inbound: INBOUND, requestId: call.requestId, signal: call.signal, view: call.view });
     if (!p.hasId) return undefined;
     return reply.ok ? resultResponse(p.id, toJson(p.info.responseType, reply.response)) : errorResponse(p.id, reply.error);
   }
 
   private async stream(p: Extract<Prepared, { done: false }>, call: HttpCall): Promise<HttpAnswer> {
-    const events = this.dispatcher.stream(p.env, { route: p.route, inbound: INBOUND, requestId: call.requestId, signal: call.signal });
+    const events = this.dispatcher.stream(p.env, { route: p.route, inbound: INBOUND, requestId: call.requestId, signal: call.signal, view: call.view });
     const opened = await openSse(
       events,
       (event) => ({ data: JSON.stringify(resultResponse(p.id, toJson(p.info.responseType, event))) }),

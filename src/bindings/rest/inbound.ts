@@ -11,6 +11,7 @@ import type { MethodInfo } from '../../core/methods.js';
 import { readServiceParameters } from '../../core/service-params.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import { toJson, type Json, type JsonObject } from '../../proto/protojson.js';
+import { exposes } from '../../card/served-card.js';
 import { tenantMatches } from '../../routing/router.js';
 import { mediaType, type HttpAnswer, type HttpCall, type RouteCandidates } from '../http-request.js';
 import { camel, matchRestPath } from './paths.js';
@@ -61,10 +62,10 @@ export class RestInbound {
       const serviceParameters = readServiceParameters(call.header, candidates[0]?.forwardHeaders ?? [], call.query.get('A2A-Version') ?? undefined);
       const request = requestFromJson(info, json);
       const tenant = match.params.tenant ?? '';
-      const route = candidates.find((c) => tenantMatches(c, tenant));
+      const route = candidates.find((c) => tenantMatches(c, tenant) && exposes(c, INBOUND));
       if (!route) throw A2AError.of('NO_ROUTE', `no route for tenant "${tenant}" here`);
       const env = { method: info.name, serviceParameters, tenant, request };
-      const ctx = { route, inbound: INBOUND, requestId: call.requestId, signal: call.signal };
+      const ctx = { route, inbound: INBOUND, requestId: call.requestId, signal: call.signal, view: call.view };
       if (info.streaming) {
         const type = info.responseType;
         const opened = await openSse(

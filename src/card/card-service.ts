@@ -1,0 +1,115 @@
+// Cards for the rest of the gateway: the upstream's card (CardStore), the
+// interfaces an `auto` route may call, the card served for a route to a given
+// request (rewritten, re-signed or with signatures dropped, with a strong ETag
+// and Last-Modified for §8.6 caching), the extended card rewritten the same
+// way, and each route's readiness.
+import { createHash } from 'node:crypto';
+import type { BlockList } from 'node:net';
+import type { Logger } from 'pino';
+import type { RouteConfig } from '../config/types.js';
+import { A2AError } from '../errors/a2a-error.js';
+import { fromJson, toJson, type JsonObject, type ProtoObject } from '../proto/protojson.js';
+import { messageType } from '../proto/registry.js';
+import type { CardStore } from './card-store.js';
+import { publicAddresses, type GatewayAddresses, type RequestView } from './public-address.js';
+import { rewriteCard } from './served-card.js';
+import { signCard } from './signing.js';
+import { chooseInterfaces, minimalCard, type ResolvedUpstream } from './upstream-card.js';
+
+const AgentCard = messageType('lf.a2a.v1.AgentCard');
+
+export interface ServedCard {
+  body: string;
+  etag: string;
+  lastModified: Date;
+  maxAgeSeconds: number;
+}
+
+export class CardService {
+  private readonly served = new Map<string, { source: JsonObject; card: ServedCard }>();
+  private readonly warned = new Set<string>();
+
+  constructor(
+    readonly store: CardStore,
+    private readonly addresses: () => GatewayAddresses,
+    private readonly trusted: BlockList,
+    private readonly log: Logger,
+  ) {}
+
+  upstreamCard(route: RouteConfig): Promise<JsonObject | undefined> {
+    return this.store.get(route);
+  }
+
+  private warnOnce(key: string, msg: string, extra: Record<string, unknown>): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.log.warn(extra, msg);
+  }
+
+  /** An `auto` route's usable interfaces, in the card's order. */
+  async interfaces(route: RouteConfig): Promise<ResolvedUpstream[]> {
+    let card: JsonObject | undefined;
+    try {
+      card = await this.store.get(route);
+    } catch (e) {
+      throw A2AError.of('UPSTREAM_UNAVAILABLE', `cannot read the upstream's agent card: ${(e as Error).message}`);
+    }
+    const choice = chooseInterfaces(card ?? {}, route);
+    if (choice.skipped.length > 0) this.warnOnce(`skip ${route.name}`, 'upstream card interfaces passed over', { route: route.name, skipped: choice.skipped });
+    if (choice.usable.length === 0) {
+      throw A2AError.of('UPSTREAM_UNAVAILABLE', `the upstream card lists no interface this gateway may use: ${choice.skipped.join('; ') || 'none listed'}`);
+    }
+    return choice.usable;
+  }
+
+  /** Ready when the card is loaded (or not needed) and an `auto` route has a usable interface. */
+  async status(route: RouteConfig): Promise<{ ready: boolean; reason?: string }> {
+    const s = this.store.status(route);
+    if (!s.ready || route.upstream.binding !== 'auto') return s;
+    try {
+      await this.interfaces(route);
+      return { ready: true };
+    } catch (e) {
+      return { ready: false, reason: (e as Error).message };
+    }
+  }
+
+  private async finish(card: JsonObject, route: RouteConfig, upstream: JsonObject): Promise<JsonObject> {
+    if (route.card.signatures === 'resign' && route.card.signingKey) return signCard(card, route.card.signingKey);
+    if (Array.isArray(upstream.signatures) && upstream.signatures.length > 0) {
+      this.warnOnce(`sig ${route.name}`, "the upstream card's signatures do not cover the rewritten card and are dropped (card.signatures: resign signs it anew)", { route: route.name });
+    }
+    return card;
+  }
+
+  /** The card for `GET {route}/.well-known/agent-card.json`, cached per source card and address. */
+  async servedCard(route: RouteConfig, view: RequestView): Promise<ServedCard> {
+    let source: JsonObject;
+    try {
+      source = (await this.store.get(route)) ?? minimalCard(route);
+    } catch (e) {
+      throw A2AError.of('UPSTREAM_UNAVAILABLE', `cannot read the upstream's agent card: ${(e as Error).message}`);
+    }
+    const at = publicAddresses(this.addresses(), this.trusted, route, view);
+    const key = `${route.name} ${at.http} ${at.grpc}`;
+    const hit = this.served.get(key);
+    if (hit && hit.source === source) return hit.card;
+    const card = await this.finish(rewriteCard(source, route, at), route, source);
+    const body = JSON.stringify(card);
+    const served: ServedCard = {
+      body,
+      etag: `"${createHash('sha256').update(body).digest('base64url')}"`,
+      lastModified: new Date(Math.floor((this.store.changedAt(route) || Date.now()) / 1000) * 1000),
+      maxAgeSeconds: route.card.maxAgeSeconds,
+    };
+    this.served.set(key, { source, card: served });
+    return served;
+  }
+
+  /** GetExtendedAgentCard's answer with the gateway's interfaces, like the public card. */
+  async rewriteExtended(response: ProtoObject, route: RouteConfig, view: RequestView): Promise<ProtoObject> {
+    const upstream = toJson(AgentCard, response) as JsonObject;
+    const at = publicAddresses(this.addresses(), this.trusted, route, view);
+    return fromJson(AgentCard, await this.finish(rewriteCard(upstream, route, at), route, upstream));
+  }
+}

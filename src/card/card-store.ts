@@ -1,0 +1,158 @@
+// The upstream Agent Cards (spec §8.2, §8.6): fetched for every route at
+// start, kept fresh with HTTP caching (Cache-Control max-age, revalidation
+// with If-None-Match), retried with backoff while an upstream is down (the
+// route is not ready meanwhile; the gateway keeps serving the others), and on
+// a failed refresh the last good card keeps serving with a warning. A card
+// whose signature the route must verify is not trusted until it verifies.
+import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { request } from 'undici';
+import type { RouteConfig } from '../config/types.js';
+import type { JsonObject } from '../proto/protojson.js';
+import { cardSourceUrl } from './upstream-card.js';
+import { verifyCard } from './signing.js';
+
+const DEFAULT_FRESH_MS = 300_000;
+const BACKOFF_MIN_MS = 1000;
+const BACKOFF_MAX_MS = 60_000;
+
+interface Entry {
+  card?: JsonObject;
+  etag?: string;
+  /** When the card's content last changed (Last-Modified of the served card). */
+  changedAt: number;
+  expiresAt: number;
+  error?: string;
+  inflight?: Promise<void>;
+  backoffMs: number;
+  retry?: NodeJS.Timeout;
+}
+
+function maxAgeMs(cacheControl: string | undefined): number {
+  const cc = (cacheControl ?? '').toLowerCase();
+  if (/no-cache|no-store/.test(cc)) return 0;
+  const m = /max-age=(\d+)/.exec(cc);
+  return m ? Number(m[1]) * 1000 : DEFAULT_FRESH_MS;
+}
+
+export class CardStore {
+  private readonly entries = new Map<string, Entry>();
+  private closed = false;
+
+  constructor(private readonly log: Logger) {}
+
+  private entry(route: RouteConfig): Entry {
+    let e = this.entries.get(route.name);
+    if (!e) {
+      e = { changedAt: 0, expiresAt: 0, backoffMs: BACKOFF_MIN_MS };
+      this.entries.set(route.name, e);
+    }
+    return e;
+  }
+
+  /** Fetches every route's card now; failures retry in the background with backoff. */
+  start(routes: readonly RouteConfig[]): Promise<void> {
+    return Promise.all(routes.map((r) => this.refresh(r).catch(() => undefined))).then(() => undefined);
+  }
+
+  /** Whether a route's card is loaded (or it needs none), and why not. */
+  status(route: RouteConfig): { ready: boolean; reason?: string } {
+    if (!route.card.file && !cardSourceUrl(route)) return { ready: true };
+    const e = this.entry(route);
+    return e.card ? { ready: true } : { ready: false, reason: e.error ?? 'agent card not loaded yet' };
+  }
+
+  changedAt(route: RouteConfig): number {
+    return this.entry(route).changedAt;
+  }
+
+  /**
+   * The route's upstream card (undefined: it has none). A stale card is
+   * returned at once and revalidated in the background; with no card yet the
+   * call waits for a fetch and throws if it fails.
+   */
+  async get(route: RouteConfig): Promise<JsonObject | undefined> {
+    if (!route.card.file && !cardSourceUrl(route)) return undefined;
+    const e = this.entry(route);
+    if (e.card) {
+      if (Date.now() >= e.expiresAt && !e.inflight) void this.refresh(route).catch(() => undefined);
+      return e.card;
+    }
+    await this.refresh(route);
+    return e.card;
+  }
+
+  private refresh(route: RouteConfig): Promise<void> {
+    const e = this.entry(route);
+    if (!e.inflight) {
+      e.inflight = this.load(route, e).finally(() => {
+        e.inflight = undefined;
+      });
+    }
+    return e.inflight;
+  }
+
+  private async load(route: RouteConfig, e: Entry): Promise<void> {
+    try {
+      if (route.card.file) {
+        this.accept(route, e, JSON.parse(await readFile(route.card.file, 'utf8')) as JsonObject, undefined, Infinity);
+        return;
+      }
+      const url = cardSourceUrl(route)!;
+      const res = await request(url, {
+        headers: { accept: 'application/json', ...(e.etag && e.card ? { 'if-none-match': e.etag } : {}) },
+        headersTimeout: route.timeoutMs,
+        bodyTimeout: route.timeoutMs,
+      });
+      const text = await res.body.text();
+      const cc = res.headers['cache-control'];
+      const fresh = maxAgeMs(Array.isArray(cc) ? cc.join(',') : cc);
+      if (res.statusCode === 304 && e.card) {
+        e.expiresAt = Date.now() + fresh;
+        return;
+      }
+      if (res.statusCode !== 200) throw new Error(`${url} answered HTTP ${res.statusCode}`);
+      const etag = res.headers.etag;
+      const card = JSON.parse(text) as JsonObject;
+      if (route.card.verifyJwksFile) await verifyCard(card, route.card.verifyJwksFile);
+      this.accept(route, e, card, Array.isArray(etag) ? etag[0] : etag, fresh);
+    } catch (err) {
+      this.fail(route, e, err as Error);
+      throw err;
+    }
+  }
+
+  private accept(route: RouteConfig, e: Entry, card: JsonObject, etag: string | undefined, freshMs: number): void {
+    if (JSON.stringify(card) !== JSON.stringify(e.card)) e.changedAt = Date.now();
+    const wasDown = e.error !== undefined;
+    e.card = card;
+    e.etag = etag;
+    e.expiresAt = Date.now() + freshMs;
+    e.error = undefined;
+    e.backoffMs = BACKOFF_MIN_MS;
+    if (wasDown) this.log.info({ route: route.name }, 'agent card loaded');
+  }
+
+  private fail(route: RouteConfig, e: Entry, err: Error): void {
+    e.error = `cannot read the upstream's agent card: ${err.message}`;
+    if (e.card) {
+      // keep serving the last good card; try again after the backoff
+      this.log.warn({ route: route.name, err: err.message }, 'agent card refresh failed; serving the last good card');
+      e.expiresAt = Date.now() + e.backoffMs;
+      e.error = undefined;
+    } else if (!this.closed && !e.retry) {
+      this.log.warn({ route: route.name, err: err.message, retryInMs: e.backoffMs }, 'agent card unavailable; route not ready');
+      e.retry = setTimeout(() => {
+        e.retry = undefined;
+        void this.refresh(route).catch(() => undefined);
+      }, e.backoffMs);
+      e.retry.unref();
+    }
+    e.backoffMs = Math.min(e.backoffMs * 2, BACKOFF_MAX_MS);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const e of this.entries.values()) clearTimeout(e.retry);
+  }
+}

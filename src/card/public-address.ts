@@ -1,0 +1,91 @@
+// Where callers reach a route, for the URLs in served cards (spec §8.3.1):
+// the route's configured public URLs, else the gateway's public base plus the
+// route prefix, else the request — whose X-Forwarded-Proto/-Host/-Prefix and
+// RFC 7239 Forwarded headers are believed only from trusted proxies. A
+// forwarded prefix that already ends with the route prefix is not doubled.
+import { BlockList, isIP } from 'node:net';
+import type { RouteConfig } from '../config/types.js';
+import type { HeaderGetter } from '../core/service-params.js';
+
+/** What the edge knows about the caller's request. */
+export interface RequestView {
+  /** Host header or :authority. */
+  host: string | undefined;
+  /** The TCP peer address. */
+  remoteAddress: string | undefined;
+  header: HeaderGetter;
+}
+
+export interface PublicAddresses {
+  /** The route's HTTP base URL: JSON-RPC endpoint and REST base. */
+  http: string;
+  grpc: string;
+}
+
+export interface GatewayAddresses {
+  publicHttpUrl: string | undefined;
+  publicGrpcAddress: string | undefined;
+  grpcPort: number;
+}
+
+export function trustList(entries: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const e of entries) {
+    const [addr = '', bits] = e.split('/');
+    const type = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
+    if (bits !== undefined) list.addSubnet(addr, Number(bits), type);
+    else list.addAddress(addr, type);
+  }
+  return list;
+}
+
+function isTrusted(list: BlockList, address: string | undefined): boolean {
+  if (!address) return false;
+  const plain = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return list.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
+}
+
+/** RFC 7239: the first (client-most) element's proto and host. */
+function forwarded(value: string | undefined): { proto?: string; host?: string } {
+  const first = (value ?? '').split(',')[0] ?? '';
+  const out: { proto?: string; host?: string } = {};
+  for (const pair of first.split(';')) {
+    const [k, v] = pair.split('=');
+    const val = (v ?? '').trim().replace(/^"(.*)"$/, '$1');
+    if (k?.trim().toLowerCase() === 'proto') out.proto = val.toLowerCase();
+    if (k?.trim().toLowerCase() === 'host') out.host = val;
+  }
+  return out;
+}
+
+function firstValue(v: string | undefined): string | undefined {
+  const s = v?.split(',')[0]?.trim();
+  return s ? s : undefined;
+}
+
+export function hostName(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.lastIndexOf(':');
+  return colon >= 0 ? host.slice(0, colon) : host;
+}
+
+function joinPrefix(forwardedPrefix: string, routePrefix: string): string {
+  const fp = forwardedPrefix.replace(/\/+$/, '');
+  if (fp && fp.startsWith('/') && routePrefix && fp.endsWith(routePrefix)) return fp;
+  return `${fp.startsWith('/') ? fp : ''}${routePrefix}`;
+}
+
+export function publicAddresses(gw: GatewayAddresses, trusted: BlockList, route: RouteConfig, req: RequestView): PublicAddresses {
+  let proto = 'http';
+  let host = req.host ?? 'localhost';
+  let prefix = route.pathPrefix;
+  if (isTrusted(trusted, req.remoteAddress)) {
+    const fwd = forwarded(req.header('forwarded'));
+    proto = firstValue(req.header('x-forwarded-proto'))?.toLowerCase() ?? fwd.proto ?? proto;
+    host = firstValue(req.header('x-forwarded-host')) ?? fwd.host ?? host;
+    prefix = joinPrefix(firstValue(req.header('x-forwarded-prefix')) ?? '', route.pathPrefix);
+  }
+  const http = route.card.publicHttpUrl ?? (gw.publicHttpUrl ? `${gw.publicHttpUrl}${route.pathPrefix}` : `${proto}://${host}${prefix}`);
+  const grpc = route.card.publicGrpcAddress ?? gw.publicGrpcAddress ?? `${hostName(host)}:${gw.grpcPort}`;
+  return { http, grpc };
+}

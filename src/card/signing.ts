@@ -1,0 +1,57 @@
+// Agent Card signatures (spec §8.4): the canonical payload (presence-aware
+// ProtoJSON of the card without `signatures`, REQUIRED fields kept, RFC 8785
+// JCS), signing a served card anew with the route's key (JWS with a detached
+// payload, protected header {alg, typ: "JOSE", kid, jku?}) and verifying an
+// upstream card against a JWKS. `jose` does the JWS work, `canonicalize` JCS.
+import { readFile } from 'node:fs/promises';
+import canonicalize from 'canonicalize';
+import { createLocalJWKSet, flattenedVerify, FlattenedSign, importJWK, importPKCS8, type JSONWebKeySet, type CryptoKey, type KeyObject } from 'jose';
+import type { SigningKey } from '../config/types.js';
+import { fromJson, toJson, type JsonObject } from '../proto/protojson.js';
+import { messageType } from '../proto/registry.js';
+
+const AgentCard = messageType('lf.a2a.v1.AgentCard');
+
+/** §8.4.1: the bytes that are signed. */
+export function canonicalPayload(card: JsonObject): Uint8Array {
+  const { signatures: _signatures, ...rest } = card;
+  const normalized = toJson(AgentCard, fromJson(AgentCard, rest), { keepRequired: true });
+  return new TextEncoder().encode(canonicalize(normalized) ?? '');
+}
+
+const keys = new Map<string, Promise<CryptoKey | KeyObject | Uint8Array>>();
+
+function loadKey(k: SigningKey): Promise<CryptoKey | KeyObject | Uint8Array> {
+  let p = keys.get(k.file);
+  if (!p) {
+    p = readFile(k.file, 'utf8').then((text) =>
+      text.trim().startsWith('{') ? importJWK(JSON.parse(text) as Record<string, unknown>, k.alg) : importPKCS8(text, k.alg));
+    keys.set(k.file, p);
+  }
+  return p;
+}
+
+/** The card with `signatures` replaced by one signature made with the route's key. */
+export async function signCard(card: JsonObject, k: SigningKey): Promise<JsonObject> {
+  const { signatures: _dropped, ...unsigned } = card;
+  const header = { alg: k.alg, typ: 'JOSE', kid: k.kid, ...(k.jku ? { jku: k.jku } : {}) };
+  const jws = await new FlattenedSign(canonicalPayload(unsigned)).setProtectedHeader(header).sign(await loadKey(k));
+  return { ...unsigned, signatures: [{ protected: jws.protected ?? '', signature: jws.signature }] };
+}
+
+/** Throws unless at least one of the card's signatures verifies with a key of the JWKS file. */
+export async function verifyCard(card: JsonObject, jwksFile: string): Promise<void> {
+  const jwks = createLocalJWKSet(JSON.parse(await readFile(jwksFile, 'utf8')) as JSONWebKeySet);
+  const payload = Buffer.from(canonicalPayload(card)).toString('base64url');
+  const sigs = Array.isArray(card.signatures) ? card.signatures : [];
+  for (const s of sigs) {
+    if (!s || typeof s !== 'object' || Array.isArray(s)) continue;
+    try {
+      await flattenedVerify({ protected: String(s.protected), signature: String(s.signature), payload }, jwks);
+      return;
+    } catch {
+      // try the next signature
+    }
+  }
+  throw new Error(sigs.length === 0 ? 'the agent card is not signed' : 'no signature of the agent card verifies with the configured JWKS');
+}
