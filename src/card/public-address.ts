@@ -14,6 +14,8 @@ export interface RequestView {
   /** The TCP peer address. */
   remoteAddress: string | undefined;
   header: HeaderGetter;
+  /** The request came to the gRPC port: `host` is the gRPC authority, not the HTTP one. */
+  grpc?: boolean;
 }
 
 export interface PublicAddresses {
@@ -25,6 +27,7 @@ export interface PublicAddresses {
 export interface GatewayAddresses {
   publicHttpUrl: string | undefined;
   publicGrpcAddress: string | undefined;
+  httpPort: number;
   grpcPort: number;
 }
 
@@ -85,7 +88,8 @@ export function publicAddresses(gw: GatewayAddresses, trusted: BlockList, route:
     host = firstValue(req.header('x-forwarded-host')) ?? fwd.host ?? host;
     prefix = joinPrefix(firstValue(req.header('x-forwarded-prefix')) ?? '', route.pathPrefix);
   }
-  const http = route.card.publicHttpUrl ?? (gw.publicHttpUrl ? `${gw.publicHttpUrl}${route.pathPrefix}` : `${proto}://${host}${prefix}`);
-  const grpc = route.card.publicGrpcAddress ?? gw.publicGrpcAddress ?? `${hostName(host)}:${gw.grpcPort}`;
+  const httpHost = req.grpc ? `${hostName(host)}:${gw.httpPort}` : host;
+  const http = route.card.publicHttpUrl ?? (gw.publicHttpUrl ? `${gw.publicHttpUrl}${route.pathPrefix}` : `${proto}://${httpHost}${prefix}`);
+  const grpc = route.card.publicGrpcAddress ?? gw.publicGrpcAddress ?? (req.grpc ? host : `${hostName(host)}:${gw.grpcPort}`);
   return { http, grpc };
 }

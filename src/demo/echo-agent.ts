@@ -137,6 +137,10 @@ export interface EchoAgentOptions {
   bindings: AgentBinding[];
   pushNotifications?: boolean;
   extendedAgentCard?: boolean;
+  /** false: the card declares an extended card but none is configured. */
+  extendedCardConfigured?: boolean;
+  /** Extensions the card declares (required ones must be requested by callers). */
+  extensions?: Array<{ uri: string; required: boolean }>;
   streaming?: boolean;
   host?: string;
   httpPort?: number;
@@ -163,7 +167,7 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-export function echoAgentCard(name: string, opts: Pick<EchoAgentOptions, 'pushNotifications' | 'extendedAgentCard' | 'streaming'>): AgentCard {
+export function echoAgentCard(name: string, opts: Pick<EchoAgentOptions, 'pushNotifications' | 'extendedAgentCard' | 'streaming' | 'extensions'>): AgentCard {
   return {
     name,
     description: 'Echoes the text it is sent; a demo A2A agent for a2a-gateway.',
@@ -171,7 +175,8 @@ export function echoAgentCard(name: string, opts: Pick<EchoAgentOptions, 'pushNo
     provider: { organization: 'a2a-gateway', url: 'https://example.com/a2a-gateway' },
     version: '1.0.0',
     capabilities: {
-      streaming: opts.streaming ?? true, pushNotifications: opts.pushNotifications ?? true, extensions: [], extendedAgentCard: opts.extendedAgentCard ?? false,
+      streaming: opts.streaming ?? true, pushNotifications: opts.pushNotifications ?? true,
+      extensions: (opts.extensions ?? []).map((e) => ({ ...e, description: '', params: undefined })), extendedAgentCard: opts.extendedAgentCard ?? false,
     },
     securitySchemes: {},
     securityRequirements: [],
@@ -194,7 +199,9 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
   const host = opts.host ?? '127.0.0.1';
   const executor = new EchoExecutor();
   const card = echoAgentCard(opts.name ?? 'Echo Agent', opts);
-  const extended = opts.extendedAgentCard ? { ...card, name: `${card.name} (extended)` } : undefined;
+  const extended = opts.extendedAgentCard && opts.extendedCardConfigured !== false
+    ? async (): Promise<AgentCard> => ({ ...card, name: `${card.name} (extended)` })
+    : undefined;
   const handler = new DefaultRequestHandler(
     card, new InMemoryTaskStore(), executor, undefined,
     opts.pushNotifications === false ? undefined : new InMemoryPushNotificationStore(), undefined, extended,

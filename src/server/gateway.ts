@@ -46,8 +46,9 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const log = logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.authorization'] });
   const router = new Router(config.routes);
   let grpcPort = config.grpcPort;
+  let httpPort = config.httpPort;
   const store = new CardStore(log);
-  const cards = new CardService(store, () => ({ publicHttpUrl: config.publicHttpUrl, publicGrpcAddress: config.publicGrpcAddress, grpcPort }), trustList(config.trustedProxies), log);
+  const cards = new CardService(store, () => ({ publicHttpUrl: config.publicHttpUrl, publicGrpcAddress: config.publicGrpcAddress, httpPort, grpcPort }), trustList(config.trustedProxies), log);
   const dispatcher = new Dispatcher((binding, target) => UPSTREAM_CLIENTS[binding](target), cards, log);
   void store.start(config.routes);
 
@@ -64,7 +65,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const app = buildHttpServer({ router, dispatcher, logger: log });
   await app.listen({ host: config.host, port: config.httpPort });
   const address = app.server.address();
-  const httpPort = typeof address === 'object' && address ? address.port : config.httpPort;
+  httpPort = typeof address === 'object' && address ? address.port : config.httpPort;
   log.info({ http: hostPort(config.host, httpPort), grpc: hostPort(config.host, grpcPort), routes: config.routes.map((r) => r.name) }, 'a2a-gateway listening');
 
   return {

@@ -106,7 +106,7 @@ export class GrpcInbound {
     }
     return {
       env: { method: info.name, serviceParameters, tenant, request },
-      ctx: { route, inbound: INBOUND, requestId, signal: abort.signal, view: { host, remoteAddress: peerAddress(call.getPeer()), header } },
+      ctx: { route, inbound: INBOUND, requestId, signal: abort.signal, view: { host, remoteAddress: peerAddress(call.getPeer()), header, grpc: true } },
     };
   }
 
