@@ -36,6 +36,11 @@ export class CardService {
     private readonly log: Logger,
   ) {}
 
+  /** After a reload: served cards are rebuilt from the new route settings. */
+  reset(): void {
+    this.served.clear();
+  }
+
   upstreamCard(route: RouteConfig): Promise<JsonObject | undefined> {
     return this.store.get(route);
   }

@@ -11,12 +11,15 @@ import type { RouteConfig } from '../config/types.js';
 import type { JsonObject } from '../proto/protojson.js';
 import { cardSourceUrl } from './upstream-card.js';
 import { verifyCard } from './signing.js';
+import type { Metrics } from '../ops/metrics.js';
 
 const DEFAULT_FRESH_MS = 300_000;
 const BACKOFF_MIN_MS = 1000;
 const BACKOFF_MAX_MS = 60_000;
 
 interface Entry {
+  /** The file or URL the card comes from (a reload that changes it starts afresh). */
+  source: string;
   card?: JsonObject;
   etag?: string;
   /** When the card's content last changed (Last-Modified of the served card). */
@@ -35,19 +38,34 @@ function maxAgeMs(cacheControl: string | undefined): number {
   return m ? Number(m[1]) * 1000 : DEFAULT_FRESH_MS;
 }
 
+function sourceOf(route: RouteConfig): string {
+  return route.card.file ?? cardSourceUrl(route) ?? '';
+}
+
 export class CardStore {
   private readonly entries = new Map<string, Entry>();
   private closed = false;
 
-  constructor(private readonly log: Logger) {}
+  constructor(private readonly log: Logger, private readonly metrics?: Metrics) {}
 
   private entry(route: RouteConfig): Entry {
     let e = this.entries.get(route.name);
     if (!e) {
-      e = { changedAt: 0, expiresAt: 0, backoffMs: BACKOFF_MIN_MS };
+      e = { source: sourceOf(route), changedAt: 0, expiresAt: 0, backoffMs: BACKOFF_MIN_MS };
       this.entries.set(route.name, e);
     }
     return e;
+  }
+
+  /** After a reload: forget routes that are gone or whose card source changed. */
+  retain(routes: readonly RouteConfig[]): void {
+    const keep = new Map(routes.map((r) => [r.name, sourceOf(r)]));
+    for (const [name, e] of this.entries) {
+      if (keep.get(name) !== e.source) {
+        clearTimeout(e.retry);
+        this.entries.delete(name);
+      }
+    }
   }
 
   /** Fetches every route's card now; failures retry in the background with backoff. */
@@ -109,6 +127,7 @@ export class CardStore {
       const fresh = maxAgeMs(Array.isArray(cc) ? cc.join(',') : cc);
       if (res.statusCode === 304 && e.card) {
         e.expiresAt = Date.now() + fresh;
+        this.metrics?.cardRefresh(route.name, 'not_modified');
         return;
       }
       if (res.statusCode !== 200) throw new Error(`${url} answered HTTP ${res.statusCode}`);
@@ -130,11 +149,13 @@ export class CardStore {
     e.expiresAt = Date.now() + freshMs;
     e.error = undefined;
     e.backoffMs = BACKOFF_MIN_MS;
+    this.metrics?.cardRefresh(route.name, 'updated');
     if (wasDown) this.log.info({ route: route.name }, 'agent card loaded');
   }
 
   private fail(route: RouteConfig, e: Entry, err: Error): void {
     e.error = `cannot read the upstream's agent card: ${err.message}`;
+    this.metrics?.cardRefresh(route.name, 'failed');
     if (e.card) {
       // keep serving the last good card; try again after the backoff
       this.log.warn({ route: route.name, err: err.message }, 'agent card refresh failed; serving the last good card');

@@ -1,10 +1,12 @@
 // The a2a-gateway command: serve from a YAML config (`--config FILE`), check a
 // config without serving (`check --config FILE`), or a one-route quick start
 // (`--upstream URL`) whose route sits at the root. Exits non-zero on a bad
-// config and serves nothing then.
+// config and serves nothing then; drains on SIGTERM, reloads on SIGHUP.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigFile, routeFromRaw } from '../config/load.js';
 import { DEFAULTS, type Binding, type GatewayConfig } from '../config/types.js';
+import { pino } from 'pino';
+import { installLifecycle } from '../ops/lifecycle.js';
 import { startGateway, type RunningGateway } from '../server/gateway.js';
 
 export const HELP = `a2a-gateway: a protocol-translating reverse proxy for A2A 1.0 (JSON-RPC, HTTP+JSON/REST, gRPC)
@@ -36,7 +38,7 @@ function port(value: string | undefined, fallback: number, flag: string): number
   return n;
 }
 
-export function configFromArgs(argv: string[]): { command: 'serve' | 'check' | 'help'; config?: GatewayConfig } {
+export function configFromArgs(argv: string[]): { command: 'serve' | 'check' | 'help'; config?: GatewayConfig; configPath?: string } {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -68,7 +70,7 @@ export function configFromArgs(argv: string[]): { command: 'serve' | 'check' | '
       publicHttpUrl: undefined,
       publicGrpcAddress: undefined,
       logLevel: DEFAULTS.logLevel,
-      trustedProxies: [],
+      trustedProxies: [], admin: undefined, grpcReflection: true, shutdownGraceMs: 10_000,
       routes: [routeFromRaw({ name: 'default', upstream: { url: values.upstream, binding: binding as Binding | 'auto' } })],
     };
   } else {
@@ -81,7 +83,7 @@ export function configFromArgs(argv: string[]): { command: 'serve' | 'check' | '
     grpcPort: port(values['grpc-port'], config.grpcPort, '--grpc-port'),
     logLevel: values['log-level'] ?? config.logLevel,
   };
-  return { command, config };
+  return { command, config, ...(values.config ? { configPath: values.config } : {}) };
 }
 
 export async function main(argv: string[]): Promise<RunningGateway | undefined> {
@@ -101,12 +103,9 @@ export async function main(argv: string[]): Promise<RunningGateway | undefined> 
     process.stdout.write(`${parsed.config.source}: valid (${parsed.config.routes.length} route(s))\n`);
     return undefined;
   }
-  const gateway = await startGateway(parsed.config);
-  const stop = (): void => {
-    gateway.close().then(() => process.exit(0), () => process.exit(1));
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  const log = pino({ level: parsed.config.logLevel, redact: ['req.headers.authorization', '*.authorization'] });
+  const gateway = await startGateway(parsed.config, log);
+  installLifecycle(gateway, log, parsed.config.shutdownGraceMs, parsed.configPath);
   return gateway;
 }
 

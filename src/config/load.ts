@@ -99,6 +99,9 @@ interface RawCard {
 }
 interface RawConfig {
   trustedProxies?: string[];
+  admin?: { host?: string; port: number };
+  grpcReflection?: boolean;
+  shutdownGraceMs?: number;
   listen?: { host?: string; httpPort?: number; grpcPort?: number };
   public?: { httpUrl?: string; grpcAddress?: string };
   log?: { level?: string };
@@ -174,6 +177,9 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
     publicGrpcAddress: cfg.public?.grpcAddress,
     logLevel: cfg.log?.level ?? DEFAULTS.logLevel,
     trustedProxies: cfg.trustedProxies ?? [],
+    admin: cfg.admin ? { host: cfg.admin.host ?? cfg.listen?.host ?? DEFAULTS.host, port: cfg.admin.port } : undefined,
+    grpcReflection: cfg.grpcReflection ?? true,
+    shutdownGraceMs: cfg.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
     routes,
   };
 }

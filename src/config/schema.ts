@@ -23,6 +23,14 @@ export const CONFIG_SCHEMA = {
       },
     },
     trustedProxies: { type: 'array', items: { type: 'string', minLength: 1 } },
+    admin: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['port'],
+      properties: { host: { type: 'string', minLength: 1 }, port: { type: 'integer', minimum: 0, maximum: 65535 } },
+    },
+    grpcReflection: { type: 'boolean' },
+    shutdownGraceMs: { type: 'integer', minimum: 0 },
     log: {
       type: 'object',
       additionalProperties: false,

@@ -79,6 +79,12 @@ export interface GatewayConfig {
   logLevel: string;
   /** Addresses or CIDRs whose X-Forwarded-* / Forwarded headers are believed. */
   trustedProxies: string[];
+  /** A separate listener for /healthz, /readyz and /metrics; undefined = the public HTTP port. */
+  admin: { host: string; port: number } | undefined;
+  /** gRPC server reflection on the gRPC port. */
+  grpcReflection: boolean;
+  /** How long open streams may run on after SIGTERM before they are ended. */
+  shutdownGraceMs: number;
   routes: RouteConfig[];
 }
 
@@ -93,4 +99,5 @@ export const DEFAULTS = {
   maxBodyBytes: 10 * 1024 * 1024,
   logLevel: 'info',
   cardMaxAgeSeconds: 300,
+  shutdownGraceMs: 10_000,
 } as const;

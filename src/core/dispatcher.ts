@@ -12,6 +12,8 @@ import type { CardService } from '../card/card-service.js';
 import type { RequestView } from '../card/public-address.js';
 import type { ResolvedUpstream } from '../card/upstream-card.js';
 import { UPSTREAM_VERSION } from './service-params.js';
+import { traceIdOf } from './trace-context.js';
+import type { Metrics } from '../ops/metrics.js';
 import type { JsonObject, ProtoObject } from '../proto/protojson.js';
 import type { Envelope, Reply } from './envelope.js';
 import { withIdleTimeout } from './idle-timeout.js';
@@ -44,11 +46,15 @@ function refused(e: unknown): boolean {
 export class Dispatcher {
   /** One client per upstream binding + URL, shared by the routes that use it. */
   private readonly clients = new Map<string, UpstreamClient>();
+  /** Aborted when the drain's grace period ends: open streams end with SHUTTING_DOWN. */
+  private readonly shutdown = new AbortController();
+  private openStreams = 0;
 
   constructor(
     private readonly makeClient: UpstreamFactory,
     readonly cards: CardService,
     private readonly log: Logger,
+    private readonly metrics: Metrics,
   ) {}
 
   private client(route: RouteConfig, r: ResolvedUpstream): UpstreamClient {
@@ -109,7 +115,9 @@ export class Dispatcher {
       for (const [i, { resolved, client }] of candidates.entries()) {
         upstreamBinding = resolved.binding;
         try {
+          const t0 = process.hrtime.bigint();
           response = await client.unary(this.withTenant(ctx.route, env, resolved), ctx.signal);
+          this.metrics.upstreamTime(ctx.route.name, env.method, resolved.binding, Number(process.hrtime.bigint() - t0) / 1e9);
           break;
         } catch (e) {
           if (!refused(e) || i === candidates.length - 1) throw e;
@@ -121,7 +129,7 @@ export class Dispatcher {
     } catch (e) {
       reply = { ok: false, error: asA2AError(e) };
     }
-    this.logCall(env.method, ctx, upstreamBinding, reply, started);
+    this.logCall(env.method, ctx, upstreamBinding, reply, started, { traceId: traceIdOf(env.serviceParameters.forwardedHeaders) });
     return reply;
   }
 
@@ -136,9 +144,12 @@ export class Dispatcher {
     const abort = new AbortController();
     const onCallerGone = (): void => abort.abort();
     ctx.signal.addEventListener('abort', onCallerGone, { once: true });
+    this.shutdown.signal.addEventListener('abort', onCallerGone, { once: true });
+    this.openStreams++;
     let upstreamBinding: Binding | undefined;
     let outcome: Reply = { ok: true, response: {} };
     let events = 0;
+    this.metrics.streamOpened(ctx.route.name, ctx.inbound);
     try {
       await this.checkCapabilities(ctx.route, env);
       const first = (await this.upstreams(ctx.route))[0];
@@ -148,31 +159,48 @@ export class Dispatcher {
       const upstream = client.stream(this.withTenant(ctx.route, env, resolved), abort.signal);
       for await (const event of withIdleTimeout(upstream, ctx.route.streamIdleTimeoutMs, abort)) {
         events++;
+        this.metrics.streamEvent(ctx.route.name, ctx.inbound);
         yield event;
       }
     } catch (e) {
-      const err = ctx.signal.aborted ? A2AError.of('CANCELLED', 'the caller went away') : asA2AError(e);
+      const err = this.shutdown.signal.aborted
+        ? A2AError.of('SHUTTING_DOWN', 'the gateway is shutting down; retry on another replica')
+        : ctx.signal.aborted ? A2AError.of('CANCELLED', 'the caller went away') : asA2AError(e);
       outcome = { ok: false, error: err };
       throw err;
     } finally {
       ctx.signal.removeEventListener('abort', onCallerGone);
+      this.shutdown.signal.removeEventListener('abort', onCallerGone);
+      this.openStreams--;
       abort.abort();
-      this.logCall(env.method, ctx, upstreamBinding, outcome, started, { events });
+      this.metrics.streamClosed(ctx.route.name, ctx.inbound);
+      this.logCall(env.method, ctx, upstreamBinding, outcome, started, { events, traceId: traceIdOf(env.serviceParameters.forwardedHeaders) });
     }
   }
 
   logCall(method: string, ctx: LogContext, upstream: Binding | undefined, reply: Reply, started: bigint, extra: Record<string, unknown> = {}): void {
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const outcome = reply.ok ? 'OK' : reply.error.errorName;
+    this.metrics.call({ route: ctx.route?.name ?? '-', method, inbound: ctx.inbound, upstream: upstream ?? '-' }, outcome, durationMs / 1000);
     this.log.info({
       requestId: ctx.requestId,
       route: ctx.route?.name ?? null,
       method,
       inbound: ctx.inbound,
       upstream: upstream ?? null,
-      outcome: reply.ok ? 'OK' : reply.error.errorName,
+      outcome,
       durationMs: Math.round(durationMs * 1000) / 1000,
       ...extra,
     }, 'call');
+  }
+
+  get activeStreams(): number {
+    return this.openStreams;
+  }
+
+  /** Ends every open stream with SHUTTING_DOWN (the end of a drain's grace period). */
+  endStreams(): void {
+    this.shutdown.abort();
   }
 
   async close(): Promise<void> {

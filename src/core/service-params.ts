@@ -4,6 +4,7 @@
 // that are forwarded upstream (Authorization, W3C trace context, allow-list).
 import { A2AError } from '../errors/a2a-error.js';
 import type { ServiceParameters } from './envelope.js';
+import { withTraceContext } from './trace-context.js';
 
 export const SUPPORTED_MAJOR = 1;
 export const UPSTREAM_VERSION = '1.0';
@@ -41,7 +42,7 @@ export function readServiceParameters(
     const v = header(name);
     if (v !== undefined) forwardedHeaders[name] = v;
   }
-  return { version, extensions: splitList(header('a2a-extensions')), forwardedHeaders };
+  return { version, extensions: splitList(header('a2a-extensions')), forwardedHeaders: withTraceContext(forwardedHeaders) };
 }
 
 /** Headers/metadata to send upstream for these parameters (§9.2, §10.2, §11.2). */

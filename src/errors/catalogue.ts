@@ -63,6 +63,7 @@ export type GatewayErrorName =
   | 'UPSTREAM_TIMEOUT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'SHUTTING_DOWN'
   | 'UNAUTHENTICATED'
   | 'PERMISSION_DENIED'
   | 'RESOURCE_EXHAUSTED'
@@ -109,6 +110,7 @@ export const CATALOGUE = {
   UPSTREAM_TIMEOUT: gw(-32052, 'DEADLINE_EXCEEDED', 504, 'Upstream agent did not answer in time'),
   PAYLOAD_TOO_LARGE: gw(-32053, 'RESOURCE_EXHAUSTED', 413, 'Request body exceeds the size limit'),
   UNSUPPORTED_MEDIA_TYPE: gw(-32054, 'INVALID_ARGUMENT', 415, 'Unsupported request Content-Type'),
+  SHUTTING_DOWN: gw(-32063, 'UNAVAILABLE', 503, 'The gateway is shutting down'),
   // Status-only errors an upstream may answer with; carried, not invented.
   UNAUTHENTICATED: gw(-32055, 'UNAUTHENTICATED', 401, 'Unauthenticated', false),
   PERMISSION_DENIED: gw(-32056, 'PERMISSION_DENIED', 403, 'Permission denied', false),
@@ -171,6 +173,7 @@ export const WHEN = {
   UPSTREAM_TIMEOUT: "the upstream did not answer within timeoutMs, or a stream was idle for streamIdleTimeoutMs",
   PAYLOAD_TOO_LARGE: "the request body exceeds the route's maxBodyBytes (default 10 MiB)",
   UNSUPPORTED_MEDIA_TYPE: 'a request body that is not application/json or application/a2a+json',
+  SHUTTING_DOWN: 'a stream still open when the shutdown grace period ends (retry on another replica)',
   UNAUTHENTICATED: 'passed on from an upstream that answered UNAUTHENTICATED / 401',
   PERMISSION_DENIED: 'passed on from an upstream that answered PERMISSION_DENIED / 403',
   RESOURCE_EXHAUSTED: 'passed on from an upstream that answered RESOURCE_EXHAUSTED / 429',

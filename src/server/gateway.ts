@@ -1,19 +1,31 @@
-// Composes a running gateway from a parsed GatewayConfig: the router, the
-// dispatcher with one upstream client per route (by the upstream's binding),
-// the HTTP listener (JSON-RPC, REST, cards) and the gRPC listener.
+// Composes a running gateway from a parsed GatewayConfig: the route table, the
+// cards, the dispatcher (one upstream client per upstream binding + URL), the
+// HTTP listener (JSON-RPC, REST, cards), the gRPC listener (A2AService,
+// grpc.health.v1, reflection), the operations endpoints (on the public port or
+// a separate admin listener), and the two lifecycle operations: reload (swap
+// the routes atomically) and drain (stop accepting, finish unary calls, end
+// streams after the grace period).
 import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
+import { protoPath as healthProto } from 'grpc-health-check';
 import { GrpcInbound } from '../bindings/grpc/inbound.js';
 import { GrpcUpstream } from '../bindings/grpc/outbound.js';
 import { JsonRpcUpstream } from '../bindings/jsonrpc/outbound.js';
 import { RestUpstream } from '../bindings/rest/outbound.js';
-import type { Binding, GatewayConfig } from '../config/types.js';
-import { Dispatcher } from '../core/dispatcher.js';
-import type { UpstreamClient, UpstreamTarget } from '../core/upstream.js';
-import { Router } from '../routing/router.js';
 import { CardService } from '../card/card-service.js';
 import { CardStore } from '../card/card-store.js';
 import { trustList } from '../card/public-address.js';
+import type { Binding, GatewayConfig } from '../config/types.js';
+import { Dispatcher } from '../core/dispatcher.js';
+import type { UpstreamClient, UpstreamTarget } from '../core/upstream.js';
+import { Health } from '../ops/health.js';
+import { Metrics } from '../ops/metrics.js';
+import { PROTO_DIR } from '../proto/registry.js';
+import { RouteTable } from '../routing/route-table.js';
+import { addAdminRoutes } from './admin.js';
 import { buildHttpServer } from './http.js';
 
 export interface RunningGateway {
@@ -23,6 +35,12 @@ export interface RunningGateway {
   httpUrl: string;
   /** e.g. "127.0.0.1:50051" */
   grpcAddress: string;
+  /** The admin listener's URL when one is configured. */
+  adminUrl: string | undefined;
+  /** Validated config in: new calls take the new routes; calls in flight finish on the old. */
+  reload(config: GatewayConfig): void;
+  /** Stop accepting, let unary calls finish, end streams after `graceMs`, then close. */
+  drain(graceMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,18 +56,30 @@ function bindGrpc(server: grpc.Server, address: string): Promise<number> {
   });
 }
 
-function hostPort(host: string, port: number): string {
+export function hostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function addReflection(server: grpc.Server): void {
+  const definition = protoLoader.loadSync(['a2a.proto', healthProto], { includeDirs: [PROTO_DIR], keepCase: true });
+  new ReflectionService(definition).addToServer(server);
+}
+
+async function listen(app: FastifyInstance, host: string, port: number): Promise<number> {
+  await app.listen({ host, port });
+  const address = app.server.address();
+  return typeof address === 'object' && address ? address.port : port;
 }
 
 export async function startGateway(config: GatewayConfig, logger?: Logger): Promise<RunningGateway> {
   const log = logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.authorization'] });
-  const router = new Router(config.routes);
-  let grpcPort = config.grpcPort;
-  let httpPort = config.httpPort;
-  const store = new CardStore(log);
-  const cards = new CardService(store, () => ({ publicHttpUrl: config.publicHttpUrl, publicGrpcAddress: config.publicGrpcAddress, httpPort, grpcPort }), trustList(config.trustedProxies), log);
-  const dispatcher = new Dispatcher((binding, target) => UPSTREAM_CLIENTS[binding](target), cards, log);
+  const table = new RouteTable(config);
+  const metrics = new Metrics();
+  const ports = { http: config.httpPort, grpc: config.grpcPort };
+  const store = new CardStore(log, metrics);
+  const cards = new CardService(store, () => ({ publicHttpUrl: table.config.publicHttpUrl, publicGrpcAddress: table.config.publicGrpcAddress, httpPort: ports.http, grpcPort: ports.grpc }), trustList(config.trustedProxies), log);
+  const dispatcher = new Dispatcher((binding, target) => UPSTREAM_CLIENTS[binding](target), cards, log, metrics);
+  const health = new Health(table, cards);
   void store.start(config.routes);
 
   const grpcServer = new grpc.Server({
@@ -58,26 +88,62 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     'grpc.keepalive_time_ms': 120_000,
     'grpc.keepalive_timeout_ms': 20_000,
   });
-  const { definition, handlers } = new GrpcInbound(dispatcher, router).service();
+  const { definition, handlers } = new GrpcInbound(dispatcher, table).service();
   grpcServer.addService(definition, handlers);
-  grpcPort = await bindGrpc(grpcServer, hostPort(config.host, config.grpcPort));
+  health.addTo(grpcServer);
+  if (config.grpcReflection) addReflection(grpcServer);
+  ports.grpc = await bindGrpc(grpcServer, hostPort(config.host, config.grpcPort));
 
-  const app = buildHttpServer({ router, dispatcher, logger: log });
-  await app.listen({ host: config.host, port: config.httpPort });
-  const address = app.server.address();
-  httpPort = typeof address === 'object' && address ? address.port : config.httpPort;
-  log.info({ http: hostPort(config.host, httpPort), grpc: hostPort(config.host, grpcPort), routes: config.routes.map((r) => r.name) }, 'a2a-gateway listening');
+  const app = buildHttpServer({ table, dispatcher, logger: log });
+  const admin: FastifyInstance | undefined = config.admin ? Fastify({ loggerInstance: log as FastifyBaseLogger }) : undefined;
+  addAdminRoutes(admin ?? app, health, metrics);
+  ports.http = await listen(app, config.host, config.httpPort);
+  const adminPort = admin && config.admin ? await listen(admin, config.admin.host, config.admin.port) : undefined;
+  health.start();
+  log.info({ http: hostPort(config.host, ports.http), grpc: hostPort(config.host, ports.grpc), admin: adminPort, routes: config.routes.map((r) => r.name) }, 'a2a-gateway listening');
 
-  return {
-    httpPort,
-    grpcPort,
-    httpUrl: `http://${hostPort(config.host, httpPort)}`,
-    grpcAddress: hostPort(config.host, grpcPort),
-    async close() {
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      health.stop();
+      dispatcher.endStreams();
+      app.server.closeAllConnections();
       await app.close();
-      await new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve()));
+      await admin?.close();
+      grpcServer.forceShutdown();
       store.close();
       await dispatcher.close();
+    })();
+    return closed;
+  };
+
+  return {
+    httpPort: ports.http,
+    grpcPort: ports.grpc,
+    httpUrl: `http://${hostPort(config.host, ports.http)}`,
+    grpcAddress: hostPort(config.host, ports.grpc),
+    adminUrl: adminPort !== undefined && config.admin ? `http://${hostPort(config.admin.host, adminPort)}` : undefined,
+    reload(next: GatewayConfig) {
+      table.swap(next);
+      store.retain(next.routes);
+      cards.reset();
+      void store.start(next.routes);
+      void health.update();
+      log.info({ routes: next.routes.map((r) => r.name) }, 'configuration reloaded');
     },
+    async drain(graceMs: number) {
+      health.draining = true;
+      await health.update();
+      log.info({ graceMs, openStreams: dispatcher.activeStreams }, 'draining: no new calls; open streams end after the grace period');
+      const httpClosed = app.close();
+      app.server.closeIdleConnections();
+      const grpcClosed = new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve()));
+      const deadline = Date.now() + graceMs;
+      while (dispatcher.activeStreams > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      dispatcher.endStreams();
+      await Promise.race([Promise.all([httpClosed, grpcClosed]), new Promise((r) => setTimeout(r, 2000))]);
+      await close();
+    },
+    close,
   };
 }

@@ -18,10 +18,10 @@ import type { RouteConfig } from '../config/types.js';
 import { writeSse } from '../sse/writer.js';
 import type { Dispatcher } from '../core/dispatcher.js';
 import { A2AError } from '../errors/a2a-error.js';
-import type { Router } from '../routing/router.js';
+import type { RouteTable } from '../routing/route-table.js';
 
 export interface HttpServerDeps {
-  router: Router;
+  table: RouteTable;
   dispatcher: Dispatcher;
   logger: Logger;
 }
@@ -60,7 +60,7 @@ function earlyError(method: string, rest: string, err: A2AError): HttpAnswer {
 }
 
 export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
-  const bodyLimit = Math.max(1, ...deps.router.routes.map((r) => r.maxBodyBytes));
+  const bodyLimit = Math.max(1, ...deps.table.config.routes.map((r) => r.maxBodyBytes));
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // The dispatcher logs one line per call; fastify's own request logs are off.
@@ -79,7 +79,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 
   const locate = (req: FastifyRequest): { path: string; query: URLSearchParams; group: RouteConfig[]; rest: string } => {
     const { path, query } = splitUrl(req.url);
-    const candidates = deps.router.httpCandidates(req.headers.host, path);
+    const candidates = deps.table.router.httpCandidates(req.headers.host, path);
     const first = candidates[0];
     const group = first ? candidates.filter((c) => c.route.pathPrefix === first.route.pathPrefix).map((c) => c.route) : [];
     return { path, query, group, rest: first ? first.rest : path };
@@ -106,7 +106,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       });
       if (req.method === 'GET' && path === WELL_KNOWN_CARD) {
         // A route bound to a host also serves its card at that host's root.
-        const byHost = deps.router.hostRoute(req.headers.host);
+        const byHost = deps.table.router.hostRoute(req.headers.host);
         if (byHost && group[0]?.pathPrefix !== '') group.unshift(byHost);
       }
       if (group.length === 0) return send(reply, earlyError(req.method, path, A2AError.of('NO_ROUTE', `no route for ${req.headers.host ?? ''}${path}`)));

@@ -6,6 +6,7 @@ import { decodeEnvelope, encodeEnvelope, type Envelope } from '../../src/core/en
 import { METHODS } from '../../src/core/methods.js';
 import { negotiateVersion, readServiceParameters, upstreamHeaders } from '../../src/core/service-params.js';
 import { requiredViolations } from '../../src/core/validate.js';
+import { traceIdOf } from '../../src/core/trace-context.js';
 import { A2AError } from '../../src/errors/a2a-error.js';
 import { fromJson } from '../../src/proto/protojson.js';
 import { messageType } from '../../src/proto/registry.js';
@@ -30,14 +31,26 @@ t.test('A2A-Version: Major.Minor, patch ignored, empty is 0.3', async (tt) => {
   }
 });
 
+const TP = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
 t.test('service parameters in and out', async (tt) => {
   const headers: Record<string, string> = {
-    'a2a-version': '1.0', 'a2a-extensions': 'urn:a, urn:b,,urn:c', authorization: 'Bearer x', traceparent: 'tp', 'x-keep': 'k', 'x-drop': 'd',
+    'a2a-version': '1.0', 'a2a-extensions': 'urn:a, urn:b,,urn:c', authorization: 'Bearer x', traceparent: TP, tracestate: 'k=v', 'x-keep': 'k', 'x-drop': 'd',
   };
   const sp = readServiceParameters((n) => headers[n], ['x-keep']);
-  tt.same(sp, { version: '1.0', extensions: ['urn:a', 'urn:b', 'urn:c'], forwardedHeaders: { authorization: 'Bearer x', traceparent: 'tp', 'x-keep': 'k' } });
-  tt.same(upstreamHeaders(sp), { authorization: 'Bearer x', traceparent: 'tp', 'x-keep': 'k', 'a2a-version': '1.0', 'a2a-extensions': 'urn:a,urn:b,urn:c' });
+  tt.same(sp, { version: '1.0', extensions: ['urn:a', 'urn:b', 'urn:c'], forwardedHeaders: { authorization: 'Bearer x', traceparent: TP, tracestate: 'k=v', 'x-keep': 'k' } });
+  tt.same(upstreamHeaders(sp), { authorization: 'Bearer x', traceparent: TP, tracestate: 'k=v', 'x-keep': 'k', 'a2a-version': '1.0', 'a2a-extensions': 'urn:a,urn:b,urn:c' });
   tt.equal(readServiceParameters(() => undefined, [], '1.0').version, '1.0', 'the A2A-Version query parameter counts');
+});
+
+t.test('trace context: kept when valid, started when missing or malformed', async (tt) => {
+  const fresh = readServiceParameters(() => undefined, [], '1.0').forwardedHeaders;
+  tt.match(fresh.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, 'a new traceparent when the caller sent none');
+  const bad: Record<string, string> = { traceparent: '00-00000000000000000000000000000000-b7ad6b7169203331-01', tracestate: 'k=v' };
+  const fixed = readServiceParameters((n) => bad[n], [], '1.0').forwardedHeaders;
+  tt.not(fixed.traceparent, bad.traceparent, 'an all-zero trace id is replaced');
+  tt.equal(fixed.tracestate, undefined, 'and the orphaned tracestate dropped');
+  tt.equal(traceIdOf({ traceparent: TP }), '0af7651916cd43dd8448eb211c80319c');
 });
 
 t.test('the envelope is the protobuf of envelope.proto', async (tt) => {

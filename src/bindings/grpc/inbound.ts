@@ -13,7 +13,7 @@ import { A2AError } from '../../errors/a2a-error.js';
 import type { ProtoObject } from '../../proto/protojson.js';
 import { A2A_SERVICE } from '../../proto/registry.js';
 import { exposes } from '../../card/served-card.js';
-import type { Router } from '../../routing/router.js';
+import type { RouteTable } from '../../routing/route-table.js';
 import { drained } from '../../util/drained.js';
 import { toServiceError } from './status.js';
 
@@ -42,7 +42,7 @@ function headerGetter(md: grpc.Metadata): (name: string) => string | undefined {
 export class GrpcInbound {
   constructor(
     private readonly dispatcher: Dispatcher,
-    private readonly router: Router,
+    private readonly table: RouteTable,
   ) {}
 
   /** The service definition and handlers to add to a grpc.Server. */
@@ -93,7 +93,7 @@ export class GrpcInbound {
       }
       checkRequired(info, request);
       tenant = String(request.tenant ?? '');
-      route = this.router.grpcRoute(host, tenant, (r) => exposes(r, INBOUND));
+      route = this.table.router.grpcRoute(host, tenant, (r) => exposes(r, INBOUND));
       if (!route) throw A2AError.of('NO_ROUTE', `no route for tenant "${tenant}"`);
       if (call.request.length > route.maxBodyBytes) {
         throw A2AError.of('PAYLOAD_TOO_LARGE', `request message exceeds the route's limit of ${route.maxBodyBytes} bytes`);

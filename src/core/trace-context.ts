@@ -1,0 +1,27 @@
+// W3C Trace Context (traceparent / tracestate) across every binding pair:
+// a valid incoming traceparent is forwarded as is (HTTP header ↔ gRPC
+// metadata); a missing or malformed one is replaced by a new trace, so every
+// call the gateway forwards is traceable and its trace id is in the log line.
+import { randomBytes } from 'node:crypto';
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+function valid(tp: string | undefined): boolean {
+  const m = tp ? TRACEPARENT.exec(tp.trim()) : null;
+  return m !== null && m[1] !== 'ff' && !/^0+$/.test(m[2] ?? '') && !/^0+$/.test(m[3] ?? '');
+}
+
+export function newTraceparent(): string {
+  return `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
+}
+
+/** The headers with a valid traceparent (a new trace when the caller sent none; its tracestate then dropped). */
+export function withTraceContext(headers: Record<string, string>): Record<string, string> {
+  if (valid(headers.traceparent)) return headers;
+  const { tracestate: _stale, ...rest } = headers;
+  return { ...rest, traceparent: newTraceparent() };
+}
+
+export function traceIdOf(headers: Record<string, string> | undefined): string | undefined {
+  return headers?.traceparent ? TRACEPARENT.exec(headers.traceparent)?.[2] : undefined;
+}

@@ -1,0 +1,78 @@
+// Prometheus metrics (prom-client), one registry per gateway: calls by route,
+// method, inbound and upstream binding and outcome (OK or the error reason);
+// latency histograms, total and upstream part; active streams and stream
+// events; upstream connection errors; card refreshes; process metrics. Label
+// values come from config and the catalogue only (no task ids, no raw paths).
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export interface CallLabels {
+  route: string;
+  method: string;
+  inbound: string;
+  upstream: string;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly calls = new Counter({
+    name: 'a2a_gateway_calls_total', help: 'Calls by route, method, inbound and upstream binding and outcome',
+    labelNames: ['route', 'method', 'inbound', 'upstream', 'outcome'] as const, registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'a2a_gateway_call_duration_seconds', help: 'Total call duration (streams: until the stream ends)',
+    labelNames: ['route', 'method', 'inbound', 'upstream'] as const, buckets: BUCKETS, registers: [this.registry],
+  });
+  private readonly upstreamDuration = new Histogram({
+    name: 'a2a_gateway_upstream_duration_seconds', help: 'Time spent waiting on the upstream for unary calls',
+    labelNames: ['route', 'method', 'upstream'] as const, buckets: BUCKETS, registers: [this.registry],
+  });
+  private readonly activeStreams = new Gauge({
+    name: 'a2a_gateway_active_streams', help: 'Streams open now', labelNames: ['route', 'inbound'] as const, registers: [this.registry],
+  });
+  private readonly streamEvents = new Counter({
+    name: 'a2a_gateway_stream_events_total', help: 'Stream events relayed', labelNames: ['route', 'inbound'] as const, registers: [this.registry],
+  });
+  private readonly upstreamErrors = new Counter({
+    name: 'a2a_gateway_upstream_errors_total', help: 'Upstream connection failures and timeouts', labelNames: ['route', 'reason'] as const, registers: [this.registry],
+  });
+  private readonly cardRefreshes = new Counter({
+    name: 'a2a_gateway_card_refreshes_total', help: 'Upstream agent card fetches by outcome (updated, not_modified, failed)',
+    labelNames: ['route', 'outcome'] as const, registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'a2a_gateway_' });
+  }
+
+  call(l: CallLabels, outcome: string, seconds: number): void {
+    this.calls.inc({ ...l, outcome });
+    this.duration.observe(l, seconds);
+    if (outcome === 'UPSTREAM_UNAVAILABLE' || outcome === 'UPSTREAM_TIMEOUT') this.upstreamErrors.inc({ route: l.route, reason: outcome });
+  }
+
+  upstreamTime(route: string, method: string, upstream: string, seconds: number): void {
+    this.upstreamDuration.observe({ route, method, upstream }, seconds);
+  }
+
+  streamOpened(route: string, inbound: string): void {
+    this.activeStreams.inc({ route, inbound });
+  }
+
+  streamClosed(route: string, inbound: string): void {
+    this.activeStreams.dec({ route, inbound });
+  }
+
+  streamEvent(route: string, inbound: string): void {
+    this.streamEvents.inc({ route, inbound });
+  }
+
+  cardRefresh(route: string, outcome: 'updated' | 'not_modified' | 'failed'): void {
+    this.cardRefreshes.inc({ route, outcome });
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
