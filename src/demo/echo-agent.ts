@@ -41,11 +41,11 @@ function now(): string {
 class EchoExecutor implements AgentExecutor {
   seen: SeenCall | undefined;
   lastHeaders: Record<string, string> = {};
-  private readonly holds = new Set<() => void>();
+  /** Long-running ("hold") executions by task id, released by cancel or close. */
+  private readonly holds = new Map<string, () => void>();
 
   releaseAll(): void {
-    for (const release of this.holds) release();
-    this.holds.clear();
+    for (const release of [...this.holds.values()]) release();
   }
 
   private streamed(ctx: RequestContext, bus: ExecutionEventBus, text: string, working: Message): Promise<void> | void {
@@ -58,12 +58,12 @@ class EchoExecutor implements AgentExecutor {
     if (text === 'hold') {
       return new Promise<void>((resolve) => {
         const release = (): void => {
-          this.holds.delete(release);
+          this.holds.delete(ctx.taskId);
           bus.publish(AgentEvent.statusUpdate({ ...ids, status: { state: TaskState.TASK_STATE_CANCELED, timestamp: now(), message: undefined }, metadata: undefined }));
           bus.finished();
           resolve();
         };
-        this.holds.add(release);
+        this.holds.set(ctx.taskId, release);
       });
     }
     const chunks = ['chunk one, ', 'chunk two, ', 'chunk three'];
@@ -122,8 +122,9 @@ class EchoExecutor implements AgentExecutor {
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    if (this.holds.size > 0) {
-      this.releaseAll();
+    const held = this.holds.get(taskId);
+    if (held) {
+      held();
       return;
     }
     bus.publish(AgentEvent.statusUpdate({

@@ -80,7 +80,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const cards = new CardService(store, () => ({ publicHttpUrl: table.config.publicHttpUrl, publicGrpcAddress: table.config.publicGrpcAddress, httpPort: ports.http, grpcPort: ports.grpc }), trustList(config.trustedProxies), log);
   const dispatcher = new Dispatcher((binding, target) => UPSTREAM_CLIENTS[binding](target), cards, log, metrics);
   const health = new Health(table, cards);
-  void store.start(config.routes);
+  void store.start(config.routes).then(() => health.update());
 
   const grpcServer = new grpc.Server({
     'grpc.max_receive_message_length': Math.max(...config.routes.map((r) => r.maxBodyBytes)),
@@ -127,7 +127,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
       table.swap(next);
       store.retain(next.routes);
       cards.reset();
-      void store.start(next.routes);
+      void store.start(next.routes).then(() => health.update());
       void health.update();
       log.info({ routes: next.routes.map((r) => r.name) }, 'configuration reloaded');
     },

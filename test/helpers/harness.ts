@@ -133,11 +133,11 @@ export function closeGrpcClients(): void {
 }
 
 /** Raw gRPC unary call: the request is protobuf-encoded from ProtoJSON; errors decoded from the trailer bytes. */
-export function callGrpcRaw(address: string, method: MethodName, body: Buffer, metadata: Record<string, string>): Promise<{ err?: grpc.ServiceError; value?: Buffer }> {
+export function callGrpcRaw(address: string, method: MethodName, body: Buffer, metadata: Record<string, string>, path = `/lf.a2a.v1.A2AService/${method}`): Promise<{ err?: grpc.ServiceError; value?: Buffer }> {
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries(metadata)) md.set(k, v);
   return new Promise((resolve) => {
-    grpcClient(address).makeUnaryRequest(`/lf.a2a.v1.A2AService/${method}`, (b: Buffer) => b, (b: Buffer) => b, body, md, (err, value) => resolve(err ? { err } : { value: value! }));
+    grpcClient(address).makeUnaryRequest(path, (b: Buffer) => b, (b: Buffer) => b, body, md, (err, value) => resolve(err ? { err } : { value: value! }));
   });
 }
 

@@ -1,0 +1,168 @@
+// Operating a real gateway process (the CLI, spawned) in front of real SDK
+// agents: liveness and readiness over HTTP and grpc.health.v1, metrics after a
+// matrix of calls, gRPC reflection through a grpc-js reflection client, the
+// admin listener, reload (file change and SIGHUP, valid and invalid), drain on
+// SIGTERM with unary and stream calls in flight, and two replicas sharing no
+// task state.
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import t from 'tap';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { request } from 'undici';
+import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import type { JsonObject } from '../../src/proto/protojson.js';
+import { brokenHttp, refusedPort } from '../helpers/broken-upstreams.js';
+import { startGatewayProcess, type GatewayProcess } from '../helpers/cli-process.js';
+import { BINDINGS, CALLERS, callGrpcRaw, closeGrpcClients, slug, userMessage } from '../helpers/harness.js';
+import { streamRest } from '../helpers/streams.js';
+
+const agent = await startEchoAgent({ bindings: BINDINGS });
+const down = await refusedPort();
+const slow = await brokenHttp((req, res) => {
+  let body = '';
+  req.on('data', (d: Buffer) => (body += d.toString()));
+  req.on('end', () => setTimeout(() => {
+    if (req.method === 'GET') return res.writeHead(404).end();
+    const { id } = JSON.parse(body) as { id: number };
+    res.writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', id, result: { message: { messageId: 'slow', role: 'ROLE_AGENT', parts: [{ text: 'late but here' }] } } }));
+  }, 800));
+});
+t.teardown(async () => {
+  closeGrpcClients();
+  await Promise.all([agent.close(), slow.close()]);
+});
+
+const cardOf = (b: string) => (b === 'GRPC' ? { card: { url: `${agent.httpUrl}/.well-known/agent-card.json` } } : {});
+const baseRoutes = BINDINGS.map((b) => ({ name: `up-${slug(b)}`, match: { pathPrefix: `/up-${slug(b)}`, tenant: `up-${slug(b)}` }, upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' }, ...cardOf(b) }));
+const config = (extra: Record<string, unknown> = {}, routes: unknown[] = baseRoutes) => ({
+  listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 }, log: { level: 'info' }, shutdownGraceMs: 400, routes, ...extra,
+});
+const gw = (p: GatewayProcess) => ({ httpUrl: `http://${p.http}`, grpcAddress: p.grpc }) as never;
+
+async function get(url: string): Promise<{ status: number; text: string }> {
+  const res = await request(url);
+  return { status: res.statusCode, text: await res.body.text() };
+}
+
+function healthCheck(address: string, service: string): Promise<number | string> {
+  const req = Buffer.concat([Buffer.from([0x0a, Buffer.byteLength(service)]), Buffer.from(service)]);
+  return callGrpcRaw(address, 'Check' as never, req, {}, '/grpc.health.v1.Health/Check').then((r) => (r.err ? r.err.code === grpc.status.NOT_FOUND ? 'unknown service' : `error ${r.err.code}` : r.value![1]!));
+}
+
+async function until(cond: () => Promise<boolean> | boolean, ms = 10_000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await cond()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return cond();
+}
+
+t.test('health, readiness, metrics, reflection', async (tt) => {
+  const p = await startGatewayProcess(config({}, [...baseRoutes, { name: 'down', match: { pathPrefix: '/down' }, upstream: { url: `http://127.0.0.1:${down}`, binding: 'auto' } }]));
+  tt.teardown(() => p.stop());
+  tt.same(await get(`http://${p.http}/healthz`), { status: 200, text: '{"status":"ok"}' }, '/healthz');
+  const ready = await get(`http://${p.http}/readyz`);
+  tt.equal(ready.status, 503, '/readyz: not ready while an upstream is down');
+  const body = JSON.parse(ready.text) as { routes: Array<{ name: string; ready: boolean; reason?: string }> };
+  tt.match(body.routes.find((r) => r.name === 'down'), { ready: false, reason: /agent card/ }, 'names the route and why');
+  tt.ok(body.routes.filter((r) => r.name !== 'down').every((r) => r.ready), 'the others are ready');
+  tt.equal(await healthCheck(p.grpc, ''), 1, 'gRPC health: the gateway is SERVING');
+  tt.ok(await until(async () => (await healthCheck(p.grpc, 'a2a-gateway.route.down')) === 2), 'gRPC health: the down route is NOT_SERVING');
+  tt.ok(await until(async () => (await healthCheck(p.grpc, 'a2a-gateway.route.up-rest')) === 1), 'gRPC health: a ready route is SERVING');
+
+  for (const inbound of BINDINGS) for (const upstream of BINDINGS) {
+    await CALLERS[inbound](gw(p), 'SendMessage', { message: userMessage('metric') }, { tenant: `up-${slug(upstream)}`, prefix: `/up-${slug(upstream)}` });
+  }
+  await CALLERS.JSONRPC(gw(p), 'GetTask', { id: 'nope' }, { tenant: 'up-grpc', prefix: '/up-grpc' });
+  const metrics = (await get(`http://${p.http}/metrics`)).text;
+  for (const inbound of BINDINGS) for (const upstream of BINDINGS) {
+    const line = `a2a_gateway_calls_total{route="up-${slug(upstream)}",method="SendMessage",inbound="${inbound}",upstream="${upstream}",outcome="OK"} 1`;
+    tt.ok(metrics.includes(line), `metrics: ${inbound} → ${upstream}`);
+  }
+  tt.match(metrics, 'a2a_gateway_calls_total{route="up-grpc",method="GetTask",inbound="JSONRPC",upstream="GRPC",outcome="TASK_NOT_FOUND"} 1', 'outcome is the error reason');
+  tt.match(metrics, /a2a_gateway_call_duration_seconds_bucket\{/, 'latency histogram');
+  tt.match(metrics, /a2a_gateway_upstream_duration_seconds_count\{route="up-rest",method="SendMessage",upstream="HTTP\+JSON"\} 3/, 'upstream part');
+  tt.match(metrics, /a2a_gateway_card_refreshes_total\{route="down",outcome="failed"\}/, 'card refreshes');
+  tt.match(metrics, /a2a_gateway_process_resident_memory_bytes/, 'process metrics');
+  tt.notMatch(metrics, /task-|[0-9a-f]{8}-[0-9a-f]{4}-/, 'no task ids in labels');
+
+  const reflectionProto = join(dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')), 'build/proto/grpc/reflection/v1/reflection.proto');
+  const def = grpc.loadPackageDefinition(protoLoader.loadSync(reflectionProto)) as unknown as { grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } } };
+  const client = new def.grpc.reflection.v1.ServerReflection(p.grpc, grpc.credentials.createInsecure());
+  const services = await new Promise<string[]>((resolve, reject) => {
+    const call = client.ServerReflectionInfo!();
+    call.on('data', (r: { listServicesResponse?: { service: Array<{ name: string }> } }) => {
+      resolve(r.listServicesResponse?.service.map((s) => s.name) ?? []);
+      call.end();
+    });
+    call.on('error', reject);
+    call.write({ listServices: '' });
+  });
+  client.close();
+  tt.ok(services.includes('lf.a2a.v1.A2AService'), 'reflection lists lf.a2a.v1.A2AService');
+  tt.ok(services.includes('grpc.health.v1.Health'), 'and grpc.health.v1.Health');
+});
+
+t.test('the admin listener keeps operations off the public port', async (tt) => {
+  const p = await startGatewayProcess(config({ admin: { host: '127.0.0.1', port: 0 } }));
+  tt.teardown(() => p.stop());
+  tt.ok(p.admin, 'an admin port');
+  tt.equal((await get(`http://${p.admin}/metrics`)).status, 200, '/metrics on the admin listener');
+  tt.equal((await get(`http://${p.admin}/readyz`)).status, 200, '/readyz on the admin listener');
+  tt.equal((await get(`http://${p.http}/metrics`)).status, 404, 'not on the public one');
+});
+
+t.test('reload: file change and SIGHUP, valid and invalid', async (tt) => {
+  const p = await startGatewayProcess(config());
+  tt.teardown(() => p.stop());
+  const newRoute = { name: 'added', match: { pathPrefix: '/added' }, upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' } };
+  const send = (prefix: string, tenant = '') => CALLERS.JSONRPC(gw(p), 'SendMessage', { message: userMessage('r') }, { tenant, prefix });
+  tt.equal((await send('/added')).code, -32050, 'before: no such route');
+  p.writeConfig(config({}, [...baseRoutes, newRoute]));
+  tt.ok(await until(async () => (await send('/added')).ok), 'a valid file change adds the route');
+  tt.equal((await send('/up-rest', 'up-rest')).ok, true, 'unchanged routes keep working');
+  p.writeConfig({ routes: [{ name: 'broken', upstream: { binding: 'SOAP' } }] });
+  tt.ok(await until(() => p.logs.some((l) => String(l.msg).includes('NOT reloaded'))), 'an invalid file is logged');
+  const rejected = p.logs.find((l) => String(l.msg).includes('NOT reloaded'));
+  tt.match((rejected?.problems as string[]).join('\n'), /routes\[0\]: missing required field "upstream"|routes\[0\].upstream/, 'with exactly what is wrong');
+  tt.equal((await send('/added')).ok, true, 'and the previous configuration stays in force');
+  p.writeConfig(config());
+  await until(async () => (await send('/added')).code === -32050);
+  p.writeConfig(config({}, [...baseRoutes, { ...newRoute, name: 'hup', match: { pathPrefix: '/hup' } }]));
+  p.child.kill('SIGHUP');
+  tt.ok(await until(async () => (await send('/hup')).ok), 'SIGHUP reloads too');
+});
+
+t.test('drain on SIGTERM: unary calls finish, streams end with an error event, exit 0', async (tt) => {
+  const p = await startGatewayProcess(config({}, [...baseRoutes, { name: 'slow', match: { pathPrefix: '/slow' }, upstream: { url: `${slow.url}/rpc`, binding: 'JSONRPC' } }]));
+  const stream = streamRest(gw(p), 'SendStreamingMessage', { message: userMessage('hold') }, { tenant: 'up-jsonrpc', prefix: '/up-jsonrpc' });
+  await until(() => agent.openCalls() > 0);
+  const unary = CALLERS.JSONRPC(gw(p), 'SendMessage', { message: userMessage('slow') }, { tenant: '', prefix: '/slow' });
+  await new Promise((r) => setTimeout(r, 100));
+  p.child.kill('SIGTERM');
+  const [u, s, code] = await Promise.all([unary, stream, p.exited]);
+  tt.equal(u.ok, true, 'the unary call in flight finished');
+  tt.equal(((u.result?.message as JsonObject)?.parts as JsonObject[])?.[0]?.text, 'late but here');
+  tt.same(s.events.map((e) => Object.keys(e)[0]), ['task', 'statusUpdate'], 'the stream got its events');
+  tt.same([s.error?.afterEvents, s.error?.code], [true, 'UNAVAILABLE'], 'then a final error event');
+  tt.match(s.error?.message, 'shutting down');
+  tt.equal(code, 0, 'exit 0');
+  await tt.rejects(request(`http://${p.http}/healthz`), 'no longer accepting');
+});
+
+t.test('two replicas share no task state', async (tt) => {
+  const [a, b] = await Promise.all([startGatewayProcess(config()), startGatewayProcess(config())]);
+  tt.teardown(async () => {
+    await Promise.all([a!.stop(), b!.stop()]);
+  });
+  const opts = { tenant: 'up-grpc', prefix: '/up-grpc' };
+  const created = await CALLERS['HTTP+JSON'](gw(a!), 'SendMessage', { message: userMessage('input') }, opts);
+  const id = String((created.result?.task as JsonObject).id);
+  const read = await CALLERS.JSONRPC(gw(b!), 'GetTask', { id }, opts);
+  tt.equal(read.result?.id, id, 'created through one, read through the other');
+  const canceled = await CALLERS.GRPC(gw(b!), 'CancelTask', { id }, opts);
+  tt.equal((canceled.result?.status as JsonObject)?.state, 'TASK_STATE_CANCELED', 'and canceled through the other');
+});
