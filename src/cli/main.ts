@@ -15,6 +15,7 @@ Usage:
   a2a-gateway --config FILE                 serve the routes of a YAML config file
   a2a-gateway check --config FILE           validate a config file and exit (0 = valid)
   a2a-gateway --upstream URL [options]      quick start: one route at the root
+  A2A_GATEWAY_CONFIG=FILE a2a-gateway       the config file from the environment (the Docker image's way)
 
 Quick-start options:
   --upstream URL              the agent: its base URL (auto), JSON-RPC endpoint,
@@ -57,8 +58,9 @@ export function configFromArgs(argv: string[]): { command: 'serve' | 'check' | '
   const command = positionals[0] === 'check' ? 'check' : 'serve';
   if (positionals.length > (command === 'check' ? 1 : 0)) throw new ConfigError([`unknown argument "${positionals.at(-1)}" (see --help)`]);
   let config: GatewayConfig;
-  if (values.config) {
-    config = loadConfigFile(values.config);
+  const configPath = values.config ?? (values.upstream ? undefined : process.env.A2A_GATEWAY_CONFIG);
+  if (configPath) {
+    config = loadConfigFile(configPath);
   } else if (values.upstream && command === 'serve') {
     const binding = values['upstream-binding'] ?? 'auto';
     if (!BINDING_VALUES.includes(binding)) throw new ConfigError([`--upstream-binding: must be one of ${BINDING_VALUES.join(', ')}`]);
@@ -83,7 +85,7 @@ export function configFromArgs(argv: string[]): { command: 'serve' | 'check' | '
     grpcPort: port(values['grpc-port'], config.grpcPort, '--grpc-port'),
     logLevel: values['log-level'] ?? config.logLevel,
   };
-  return { command, config, ...(values.config ? { configPath: values.config } : {}) };
+  return { command, config, ...(configPath ? { configPath } : {}) };
 }
 
 export async function main(argv: string[]): Promise<RunningGateway | undefined> {
