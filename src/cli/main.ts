@@ -72,7 +72,7 @@ export function configFromArgs(argv: string[]): { command: 'serve' | 'check' | '
       publicHttpUrl: undefined,
       publicGrpcAddress: undefined,
       logLevel: DEFAULTS.logLevel,
-      trustedProxies: [], admin: undefined, grpcReflection: true, shutdownGraceMs: 10_000,
+      trustedProxies: [], admin: undefined, grpcReflection: true, shutdownGraceMs: 10_000, tracing: undefined,
       routes: [routeFromRaw({ name: 'default', upstream: { url: values.upstream, binding: binding as Binding | 'auto' } })],
     };
   } else {

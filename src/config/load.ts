@@ -102,6 +102,7 @@ interface RawConfig {
   admin?: { host?: string; port: number };
   grpcReflection?: boolean;
   shutdownGraceMs?: number;
+  tracing?: { otlpEndpoint: string; serviceName?: string; flushIntervalMs?: number };
   listen?: { host?: string; httpPort?: number; grpcPort?: number };
   public?: { httpUrl?: string; grpcAddress?: string };
   log?: { level?: string };
@@ -180,6 +181,9 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
     admin: cfg.admin ? { host: cfg.admin.host ?? cfg.listen?.host ?? DEFAULTS.host, port: cfg.admin.port } : undefined,
     grpcReflection: cfg.grpcReflection ?? true,
     shutdownGraceMs: cfg.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
+    tracing: cfg.tracing
+      ? { otlpEndpoint: cfg.tracing.otlpEndpoint, serviceName: cfg.tracing.serviceName ?? 'a2a-gateway', flushIntervalMs: cfg.tracing.flushIntervalMs ?? 1000 }
+      : undefined,
     routes,
   };
 }

@@ -30,6 +30,16 @@ export const CONFIG_SCHEMA = {
       properties: { host: { type: 'string', minLength: 1 }, port: { type: 'integer', minimum: 0, maximum: 65535 } },
     },
     grpcReflection: { type: 'boolean' },
+    tracing: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['otlpEndpoint'],
+      properties: {
+        otlpEndpoint: { type: 'string', pattern: '^https?://' },
+        serviceName: { type: 'string', minLength: 1 },
+        flushIntervalMs: { type: 'integer', minimum: 10 },
+      },
+    },
     shutdownGraceMs: { type: 'integer', minimum: 0 },
     log: {
       type: 'object',

@@ -85,6 +85,8 @@ export interface GatewayConfig {
   grpcReflection: boolean;
   /** How long open streams may run on after SIGTERM before they are ended. */
   shutdownGraceMs: number;
+  /** OTLP/HTTP span export; undefined = off. */
+  tracing: { otlpEndpoint: string; serviceName: string; flushIntervalMs: number } | undefined;
   routes: RouteConfig[];
 }
 

@@ -14,6 +14,7 @@ import type { ResolvedUpstream } from '../card/upstream-card.js';
 import { UPSTREAM_VERSION } from './service-params.js';
 import { traceIdOf } from './trace-context.js';
 import type { Metrics } from '../ops/metrics.js';
+import type { OtlpTracer, Span } from '../ops/otlp.js';
 import type { JsonObject, ProtoObject } from '../proto/protojson.js';
 import type { Envelope, Reply } from './envelope.js';
 import { withIdleTimeout } from './idle-timeout.js';
@@ -55,7 +56,21 @@ export class Dispatcher {
     readonly cards: CardService,
     private readonly log: Logger,
     private readonly metrics: Metrics,
+    private readonly tracer?: OtlpTracer,
   ) {}
+
+  /** With OTLP export on: the call's span, and the envelope that carries it upstream as the parent. */
+  private traced(env: Envelope): { env: Envelope; span?: Span } {
+    if (!this.tracer) return { env };
+    const { span, headers } = this.tracer.start(env.serviceParameters.forwardedHeaders);
+    return { env: { ...env, serviceParameters: { ...env.serviceParameters, forwardedHeaders: headers } }, span };
+  }
+
+  private endSpan(span: Span | undefined, method: string, ctx: CallContext, upstream: Binding | undefined, reply: Reply): void {
+    if (!span || !this.tracer) return;
+    const attrs = { 'a2a.method': method, 'a2a.route': ctx.route.name, 'a2a.inbound': ctx.inbound, 'a2a.upstream': upstream ?? '-', 'a2a.outcome': reply.ok ? 'OK' : reply.error.errorName };
+    this.tracer.end(span, method, attrs, reply.ok ? undefined : reply.error.message);
+  }
 
   private client(route: RouteConfig, r: ResolvedUpstream): UpstreamClient {
     const key = `${r.binding} ${r.url} ${route.timeoutMs} ${route.maxSseEventBytes}`;
@@ -104,8 +119,9 @@ export class Dispatcher {
   }
 
   /** One unary call; never throws: failures come back as error replies. */
-  async unary(env: Envelope, ctx: CallContext): Promise<Reply> {
+  async unary(original: Envelope, ctx: CallContext): Promise<Reply> {
     const started = process.hrtime.bigint();
+    const { env, span } = this.traced(original);
     let upstreamBinding: Binding | undefined;
     let reply: Reply;
     try {
@@ -130,6 +146,7 @@ export class Dispatcher {
       reply = { ok: false, error: asA2AError(e) };
     }
     this.logCall(env.method, ctx, upstreamBinding, reply, started, { traceId: traceIdOf(env.serviceParameters.forwardedHeaders) });
+    this.endSpan(span, env.method, ctx, upstreamBinding, reply);
     return reply;
   }
 
@@ -139,8 +156,9 @@ export class Dispatcher {
    * whether it has written an event yet. Ending the iteration early (or the
    * caller's signal) aborts the upstream call.
    */
-  async *stream(env: Envelope, ctx: CallContext): AsyncGenerator<ProtoObject> {
+  async *stream(original: Envelope, ctx: CallContext): AsyncGenerator<ProtoObject> {
     const started = process.hrtime.bigint();
+    const { env, span } = this.traced(original);
     const abort = new AbortController();
     const onCallerGone = (): void => abort.abort();
     ctx.signal.addEventListener('abort', onCallerGone, { once: true });
@@ -175,6 +193,7 @@ export class Dispatcher {
       abort.abort();
       this.metrics.streamClosed(ctx.route.name, ctx.inbound);
       this.logCall(env.method, ctx, upstreamBinding, outcome, started, { events, traceId: traceIdOf(env.serviceParameters.forwardedHeaders) });
+      this.endSpan(span, env.method, ctx, upstreamBinding, outcome);
     }
   }
 

@@ -23,6 +23,7 @@ import { Dispatcher } from '../core/dispatcher.js';
 import type { UpstreamClient, UpstreamTarget } from '../core/upstream.js';
 import { Health } from '../ops/health.js';
 import { Metrics } from '../ops/metrics.js';
+import { OtlpTracer } from '../ops/otlp.js';
 import { PROTO_DIR } from '../proto/registry.js';
 import { RouteTable } from '../routing/route-table.js';
 import { addAdminRoutes } from './admin.js';
@@ -78,7 +79,8 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const ports = { http: config.httpPort, grpc: config.grpcPort };
   const store = new CardStore(log, metrics);
   const cards = new CardService(store, () => ({ publicHttpUrl: table.config.publicHttpUrl, publicGrpcAddress: table.config.publicGrpcAddress, httpPort: ports.http, grpcPort: ports.grpc }), trustList(config.trustedProxies), log);
-  const dispatcher = new Dispatcher((binding, target) => UPSTREAM_CLIENTS[binding](target), cards, log, metrics);
+  const tracer = config.tracing ? new OtlpTracer(config.tracing, log) : undefined;
+  const dispatcher = new Dispatcher((binding, target) => UPSTREAM_CLIENTS[binding](target), cards, log, metrics, tracer);
   const health = new Health(table, cards);
   void store.start(config.routes).then(() => health.update());
 
@@ -113,6 +115,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
       grpcServer.forceShutdown();
       store.close();
       await dispatcher.close();
+      await tracer?.close();
     })();
     return closed;
   };

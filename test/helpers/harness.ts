@@ -25,7 +25,7 @@ export interface Harness {
 export function gatewayConfig(routes: Parameters<typeof routeFromRaw>[0][], extra: Partial<GatewayConfig> = {}): GatewayConfig {
   return {
     source: '<test>', host: '127.0.0.1', httpPort: 0, grpcPort: 0, publicHttpUrl: undefined, publicGrpcAddress: undefined,
-    logLevel: 'silent', trustedProxies: [], admin: undefined, grpcReflection: true, shutdownGraceMs: 10_000, routes: routes.map((r) => routeFromRaw(r)), ...extra,
+    logLevel: 'silent', trustedProxies: [], admin: undefined, grpcReflection: true, shutdownGraceMs: 10_000, tracing: undefined, routes: routes.map((r) => routeFromRaw(r)), ...extra,
   };
 }
 

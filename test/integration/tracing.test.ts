@@ -1,11 +1,13 @@
 // W3C trace context on every binding pair: a caller's traceparent reaches the
 // upstream unchanged (HTTP header ↔ gRPC metadata), a caller without one gets
-// a new trace started, and the trace id is in the call's log line.
+// a new trace started, and the trace id is in the call's log line; with OTLP
+// export on, the gateway's span is exported and becomes the upstream's parent.
 import { Writable } from 'node:stream';
 import t from 'tap';
 import { pino } from 'pino';
 import { startGateway } from '../../src/server/gateway.js';
 import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { brokenHttp } from '../helpers/broken-upstreams.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
 
 const lines: Array<Record<string, unknown>> = [];
@@ -36,3 +38,32 @@ for (const inbound of BINDINGS) {
     });
   }
 }
+
+t.test('OTLP export when configured: a SERVER span per call, parent of the upstream call', async (tt) => {
+  const received: Array<Record<string, any>> = [];
+  const collector = await brokenHttp((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') received.push(JSON.parse(body) as Record<string, any>);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  const traced = await startGateway({
+    ...gatewayConfig([{ name: 'root', upstream: { url: agent.restUrl, binding: 'HTTP+JSON' as const } }]),
+    tracing: { otlpEndpoint: collector.url, serviceName: 'gw-under-test', flushIntervalMs: 50 },
+  }, pino({ level: 'silent' }));
+  tt.teardown(async () => {
+    await traced.close();
+    await collector.close();
+  });
+  await CALLERS.GRPC(traced, 'SendMessage', { message: userMessage('exported') }, { tenant: '', prefix: '', headers: { traceparent: TP } });
+  const upstreamTp = agent.lastCall()?.headers.traceparent ?? '';
+  for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  const rs = received[0]?.resourceSpans?.[0];
+  tt.same(rs?.resource.attributes, [{ key: 'service.name', value: { stringValue: 'gw-under-test' } }]);
+  const span = rs?.scopeSpans?.[0]?.spans?.[0];
+  tt.match(span, { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7', name: 'SendMessage', kind: 2, status: { code: 1 } }, "a child of the caller's span");
+  tt.same(upstreamTp.split('-').slice(1, 3), ['4bf92f3577b34da6a3ce929d0e0e4736', span?.spanId], "the upstream's parent is the gateway's span");
+  tt.ok(span?.attributes.some((a: { key: string; value: { stringValue: string } }) => a.key === 'a2a.inbound' && a.value.stringValue === 'GRPC'), 'with call attributes');
+});
