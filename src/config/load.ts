@@ -84,6 +84,7 @@ interface RawRoute {
   maxSseEventBytes?: number;
   maxBodyBytes?: number;
   forwardHeaders?: string[];
+  passThrough?: boolean;
 }
 interface RawCard {
   file?: string;
@@ -145,6 +146,7 @@ export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig 
     maxSseEventBytes: r.maxSseEventBytes ?? DEFAULTS.maxSseEventBytes,
     maxBodyBytes: r.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     forwardHeaders: (r.forwardHeaders ?? []).map((h) => h.toLowerCase()),
+    passThrough: r.passThrough ?? false,
   };
 }
 

@@ -117,6 +117,7 @@ export const CONFIG_SCHEMA = {
           maxSseEventBytes: { type: 'integer', minimum: 1 },
           maxBodyBytes: { type: 'integer', minimum: 1 },
           forwardHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },
+          passThrough: { type: 'boolean' },
         },
       },
     },

@@ -65,6 +65,8 @@ export interface RouteConfig {
   maxBodyBytes: number;
   /** Lower-case header names forwarded upstream besides the always-forwarded ones. */
   forwardHeaders: string[];
+  /** Same-binding calls are forwarded without decoding (no validation, no error normalization). */
+  passThrough: boolean;
 }
 
 export interface GatewayConfig {

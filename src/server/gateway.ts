@@ -90,7 +90,8 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     'grpc.keepalive_time_ms': 120_000,
     'grpc.keepalive_timeout_ms': 20_000,
   });
-  const { definition, handlers } = new GrpcInbound(dispatcher, table).service();
+  const grpcInbound = new GrpcInbound(dispatcher, table);
+  const { definition, handlers } = grpcInbound.service();
   grpcServer.addService(definition, handlers);
   health.addTo(grpcServer);
   if (config.grpcReflection) addReflection(grpcServer);
@@ -113,6 +114,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
       await app.close();
       await admin?.close();
       grpcServer.forceShutdown();
+      grpcInbound.passThrough.close();
       store.close();
       await dispatcher.close();
       await tracer?.close();

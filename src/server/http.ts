@@ -12,6 +12,9 @@ import { JsonRpcInbound } from '../bindings/jsonrpc/inbound.js';
 import { RestInbound, restError } from '../bindings/rest/inbound.js';
 import type { RequestView } from '../card/public-address.js';
 import { matchRestPath } from '../bindings/rest/paths.js';
+import { pipeline } from 'node:stream/promises';
+import { HttpPassThrough } from '../bindings/http-passthrough.js';
+import { exposes } from '../card/served-card.js';
 import { WELL_KNOWN_CARD } from '../card/upstream-card.js';
 import { asA2AError } from '../core/dispatcher.js';
 import type { RouteConfig } from '../config/types.js';
@@ -73,6 +76,8 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
   });
   const jsonrpc = new JsonRpcInbound(deps.dispatcher);
   const rest = new RestInbound(deps.dispatcher);
+  const passThrough = new HttpPassThrough(deps.dispatcher);
+  app.addHook('onClose', async () => passThrough.close());
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
@@ -127,7 +132,25 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         signal: abort.signal,
         view,
       };
-      const answer = isJsonRpcPath(req.method, below) ? await jsonrpc.handle(call, group) : await rest.handle(call, group);
+      const inbound = isJsonRpcPath(req.method, below) ? 'JSONRPC' : 'HTTP+JSON';
+      const only = group.length === 1 ? group[0] : undefined;
+      if (only?.passThrough && only.upstream.binding === inbound && exposes(only, inbound)) {
+        try {
+          const streamed = await passThrough.forward(call, only, inbound);
+          reply.hijack();
+          reply.raw.writeHead(streamed.status, streamed.headers);
+          reply.raw.flushHeaders();
+          await pipeline(streamed.body, reply.raw).catch(() => reply.raw.destroy());
+          return reply;
+        } catch (e) {
+          const err = asA2AError(e);
+          const answer = earlyError(req.method, below, err);
+          // JSON-RPC-level errors travel in HTTP 200, as on the translated path.
+          if (inbound === 'JSONRPC' && err.errorName !== 'PAYLOAD_TOO_LARGE') answer.status = 200;
+          return send(reply, answer);
+        }
+      }
+      const answer = inbound === 'JSONRPC' ? await jsonrpc.handle(call, group) : await rest.handle(call, group);
       if (!answer.sse) return send(reply, answer);
       reply.hijack();
       await writeSse(reply.raw, answer.sse.frames, answer.sse.keepAliveMs).catch((e: unknown) => {

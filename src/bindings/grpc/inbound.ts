@@ -16,6 +16,8 @@ import { exposes } from '../../card/served-card.js';
 import type { RouteTable } from '../../routing/route-table.js';
 import { drained } from '../../util/drained.js';
 import { toServiceError } from './status.js';
+import { GrpcPassThrough } from './passthrough.js';
+import type { RouteConfig } from '../../config/types.js';
 
 const INBOUND: Binding = 'GRPC';
 type GrpcCall = grpc.ServerUnaryCall<Buffer, Buffer> | grpc.ServerWritableStream<Buffer, Buffer>;
@@ -40,10 +42,14 @@ function headerGetter(md: grpc.Metadata): (name: string) => string | undefined {
 }
 
 export class GrpcInbound {
+  readonly passThrough: GrpcPassThrough;
+
   constructor(
     private readonly dispatcher: Dispatcher,
     private readonly table: RouteTable,
-  ) {}
+  ) {
+    this.passThrough = new GrpcPassThrough(dispatcher);
+  }
 
   /** The service definition and handlers to add to a grpc.Server. */
   service(): { definition: grpc.ServiceDefinition; handlers: grpc.UntypedServiceImplementation } {
@@ -61,9 +67,13 @@ export class GrpcInbound {
       };
       handlers[info.name] = info.streaming
         ? (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
-            void this.serverStream(info, call);
+            const pt = this.passThroughRoute(call);
+            if (pt) this.passThrough.stream(info, pt, call, headerGetter(call.metadata), `grpc-${++nextId}`);
+            else void this.serverStream(info, call);
           }
         : (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
+            const pt = this.passThroughRoute(call);
+            if (pt) return this.passThrough.unary(info, pt, call, headerGetter(call.metadata), `grpc-${++nextId}`, callback);
             this.unary(info, call).then(
               (bytes) => callback(null, bytes),
               (e: unknown) => callback(toServiceError(asA2AError(e)) as grpc.ServiceError),
@@ -71,6 +81,12 @@ export class GrpcInbound {
           };
     }
     return { definition, handlers };
+  }
+
+  /** A pass-through route for this call: reached without decoding (by :authority or as the root route). */
+  private passThroughRoute(call: GrpcCall): RouteConfig | undefined {
+    const r = this.table.router.grpcRoute(call.getHost?.(), '', (x) => exposes(x, INBOUND));
+    return r?.passThrough && r.upstream.binding === 'GRPC' ? r : undefined;
   }
 
   /** Decodes and routes a call; failures are logged and thrown as A2AErrors. */

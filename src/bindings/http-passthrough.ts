@@ -1,0 +1,86 @@
+// Same-binding pass-through for the HTTP bindings (a route with
+// `passThrough: true` whose upstream speaks the caller's binding): the
+// request is forwarded without decoding — body and answer streamed through
+// undici, SSE included, with backpressure — keeping the version check,
+// routing, size limit, header allow-list, logs and metrics. What it skips:
+// request validation, error normalization, tenant rewriting and the card's
+// capability checks (README: "Pass-through").
+import type { Readable } from 'node:stream';
+import { Pool } from 'undici';
+import type { Binding, RouteConfig } from '../config/types.js';
+import type { Dispatcher } from '../core/dispatcher.js';
+import { readServiceParameters, upstreamHeaders } from '../core/service-params.js';
+import { A2AError, nameFromHttp } from '../errors/a2a-error.js';
+import { matchRestPath } from './rest/paths.js';
+import type { HttpCall } from './http-request.js';
+
+export interface StreamedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Readable;
+}
+
+const PASSED_BACK = ['content-type', 'cache-control', 'x-accel-buffering', 'etag', 'last-modified'];
+
+export class HttpPassThrough {
+  private readonly pools = new Map<string, Pool>();
+
+  constructor(private readonly dispatcher: Dispatcher) {}
+
+  private pool(origin: string): Pool {
+    let p = this.pools.get(origin);
+    if (!p) {
+      p = new Pool(origin, { connections: 64, keepAliveTimeout: 30_000 });
+      this.pools.set(origin, p);
+    }
+    return p;
+  }
+
+  /** Forwards the call; throws an A2AError (answered by the caller's binding) before anything is sent back. */
+  async forward(call: HttpCall, route: RouteConfig, inbound: Binding): Promise<StreamedAnswer> {
+    const started = process.hrtime.bigint();
+    const method = inbound === 'HTTP+JSON' ? (safeMethod(call) ?? '-') : '(pass-through)';
+    const log = (reply: Parameters<Dispatcher['logCall']>[3]): void =>
+      this.dispatcher.logCall(method, { inbound, requestId: call.requestId, route }, inbound, reply, started, { passThrough: true });
+    try {
+      if ((call.body?.length ?? 0) > route.maxBodyBytes) throw A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the route's limit of ${route.maxBodyBytes} bytes`);
+      const sp = readServiceParameters(call.header, route.forwardHeaders, call.query.get('A2A-Version') ?? undefined);
+      const target = new URL(route.upstream.url);
+      const base = target.pathname.replace(/\/+$/, '');
+      const qs = call.query.toString();
+      const path = inbound === 'JSONRPC' ? `${target.pathname}${target.search}` : `${base}${call.path}${qs ? `?${qs}` : ''}`;
+      const headers: Record<string, string> = { ...upstreamHeaders(sp) };
+      for (const h of ['content-type', 'accept']) {
+        const v = call.header(h);
+        if (v !== undefined) headers[h] = v;
+      }
+      const res = await this.pool(target.origin).request({
+        method: call.method as 'GET', path, headers, body: call.body && call.body.length > 0 ? call.body : null,
+        signal: call.signal, headersTimeout: route.timeoutMs, bodyTimeout: 0,
+      });
+      const back: Record<string, string> = {};
+      for (const h of PASSED_BACK) {
+        const v = res.headers[h];
+        if (typeof v === 'string') back[h] = v;
+      }
+      log(res.statusCode < 400 ? { ok: true, response: {} } : { ok: false, error: A2AError.of(nameFromHttp(res.statusCode), `upstream HTTP ${res.statusCode}`) });
+      return { status: res.statusCode, headers: back, body: res.body };
+    } catch (e) {
+      const err = e instanceof A2AError ? e : A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${(e as Error).message}`);
+      log({ ok: false, error: err });
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((p) => p.close()));
+  }
+}
+
+function safeMethod(call: HttpCall): string | undefined {
+  try {
+    return matchRestPath(call.method, call.path).match?.route.method.name;
+  } catch {
+    return undefined;
+  }
+}
