@@ -96,6 +96,9 @@ export class CardStore {
       if (Date.now() >= e.expiresAt && !e.inflight) void this.refresh(route).catch(() => undefined);
       return e.card;
     }
+    // No card yet: wait for the fetch under way, but do not fetch per call while
+    // a failed one waits for its backoff retry.
+    if (e.retry && e.error) throw new Error(e.error);
     await this.refresh(route);
     return e.card;
   }

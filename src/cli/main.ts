@@ -105,7 +105,8 @@ export async function main(argv: string[]): Promise<RunningGateway | undefined> 
     process.stdout.write(`${parsed.config.source}: valid (${parsed.config.routes.length} route(s))\n`);
     return undefined;
   }
-  const log = pino({ level: parsed.config.logLevel, redact: ['req.headers.authorization', '*.authorization'] });
+  // Asynchronous log writes: one line per call must not block the event loop on stdout.
+  const log = pino({ level: parsed.config.logLevel, redact: ['req.headers.authorization', '*.authorization'] }, pino.destination({ dest: 1, sync: false }));
   const gateway = await startGateway(parsed.config, log);
   installLifecycle(gateway, log, parsed.config.shutdownGraceMs, parsed.configPath);
   return gateway;

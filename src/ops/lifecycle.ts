@@ -24,9 +24,10 @@ export function installLifecycle(gateway: RunningGateway, log: Logger, graceMs: 
   const stop = (signal: string): void => {
     log.info({ signal }, 'shutting down');
     watcher?.close();
-    gateway.drain(graceMs).then(() => process.exit(0), (e: unknown) => {
+    const exit = (code: number): void => log.flush(() => process.exit(code));
+    gateway.drain(graceMs).then(() => exit(0), (e: unknown) => {
       log.error({ err: (e as Error).message }, 'shutdown failed');
-      process.exit(1);
+      exit(1);
     });
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

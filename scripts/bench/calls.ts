@@ -1,0 +1,81 @@
+// What one benchmark call looks like on each binding, direct to the upstream
+// or through a gateway route: the HTTP request for autocannon, or the gRPC
+// path, bytes and metadata for the grpc-js loop; and the streaming probes
+// (time to first event, events/s, idle streams).
+import * as grpc from '@grpc/grpc-js';
+import { request } from 'undici';
+import type { Binding } from '../../src/config/types.js';
+import { methodInfo, type MethodName } from '../../src/core/methods.js';
+import { fromJson, type JsonObject } from '../../src/proto/protojson.js';
+import type { GrpcLoad, HttpLoad } from './load.js';
+
+export type Target = { kind: 'http'; load: HttpLoad } | { kind: 'grpc'; load: GrpcLoad };
+
+/** Where a call goes: an upstream's own URL, or a gateway route (prefix + tenant) / host. */
+export interface Endpoint {
+  http: string;
+  grpc: string;
+  prefix: string;
+  tenant: string;
+  authority?: string;
+}
+
+export function params(method: MethodName, text = 'hi', raw?: string): JsonObject {
+  if (method === 'GetTask') return { id: 'bench-task' };
+  return { message: { messageId: 'm-bench', role: 'ROLE_USER', parts: [raw ? { raw, mediaType: 'application/octet-stream' } : { text }] } };
+}
+
+const HEADERS = { 'a2a-version': '1.0' };
+
+export function target(binding: Binding, method: MethodName, e: Endpoint, p: JsonObject = params(method)): Target {
+  const withTenant = e.tenant ? { ...p, tenant: e.tenant } : p;
+  if (binding === 'JSONRPC') {
+    return { kind: 'http', load: { url: `${e.http}${e.prefix}`, method: 'POST', headers: { ...HEADERS, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: withTenant }) } };
+  }
+  if (binding === 'HTTP+JSON') {
+    const base = `${e.http}${e.prefix}${e.tenant ? `/${e.tenant}` : ''}`;
+    if (method === 'GetTask') return { kind: 'http', load: { url: `${base}/tasks/bench-task`, method: 'GET', headers: HEADERS } };
+    const path = method === 'SendStreamingMessage' ? '/message:stream' : '/message:send';
+    return { kind: 'http', load: { url: `${base}${path}`, method: 'POST', headers: { ...HEADERS, 'content-type': 'application/json' }, body: JSON.stringify(p) } };
+  }
+  const info = methodInfo(method);
+  const body = Buffer.from(info.requestType.encode(info.requestType.fromObject(fromJson(info.requestType, withTenant))).finish());
+  return { kind: 'grpc', load: { address: e.grpc, method, body, metadata: HEADERS, ...(e.authority ? { authority: e.authority } : {}) } };
+}
+
+/** Opens a stream and resolves at its first event (ms), then at its end with the event count. */
+export function openStream(t: Target): { first: Promise<number>; done: Promise<number>; cancel(): void } {
+  const t0 = process.hrtime.bigint();
+  let firstResolve!: (ms: number) => void;
+  const first = new Promise<number>((r) => (firstResolve = r));
+  let count = 0;
+  const seen = (n: number): void => {
+    if (count === 0 && n > 0) firstResolve(Number(process.hrtime.bigint() - t0) / 1e6);
+    count += n;
+  };
+  if (t.kind === 'grpc') {
+    const client = new grpc.Client(t.load.address, grpc.credentials.createInsecure(), t.load.authority ? { 'grpc.default_authority': t.load.authority } : {});
+    const md = new grpc.Metadata();
+    for (const [k, v] of Object.entries(t.load.metadata)) md.set(k, v);
+    const call = client.makeServerStreamRequest(`/lf.a2a.v1.A2AService/${t.load.method}`, (b: Buffer) => b, (b: Buffer) => b, t.load.body, md, {});
+    const done = new Promise<number>((resolve) => {
+      call.on('data', () => seen(1));
+      call.on('end', () => resolve(count));
+      call.on('error', () => resolve(count));
+      call.on('close', () => client.close());
+    });
+    return { first, done, cancel: () => call.cancel() };
+  }
+  const ac = new AbortController();
+  const done = (async () => {
+    try {
+      const res = await request(t.load.url, { method: t.load.method, headers: t.load.headers, body: t.load.body ?? null, signal: ac.signal });
+      for await (const chunk of res.body) seen((chunk.toString().match(/\ndata:|^data:/g) ?? []).length);
+    } catch {
+      // cancelled
+    }
+    return count;
+  })();
+  return { first, done, cancel: () => ac.abort() };
+}

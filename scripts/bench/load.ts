@@ -1,0 +1,77 @@
+// Load generators for the benchmark: autocannon for the HTTP bindings and a
+// grpc-js client loop for gRPC, both at fixed concurrency for a fixed time,
+// reporting requests/s and p50/p99 latency; plus /proc readings of a
+// process's CPU time and memory.
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import * as grpc from '@grpc/grpc-js';
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export interface HttpLoad {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export async function httpLoad(l: HttpLoad, connections: number, seconds: number): Promise<LoadResult> {
+  const r = await autocannon({
+    url: l.url, method: l.method, headers: l.headers, ...(l.body ? { body: l.body } : {}), connections, duration: seconds, pipelining: 1,
+  });
+  return { requests: r.requests.total, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
+}
+
+export interface GrpcLoad {
+  address: string;
+  method: string;
+  body: Buffer;
+  metadata: Record<string, string>;
+  authority?: string;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number): Promise<LoadResult> {
+  const client = new grpc.Client(l.address, grpc.credentials.createInsecure(), l.authority ? { 'grpc.default_authority': l.authority } : {});
+  const md = new grpc.Metadata();
+  for (const [k, v] of Object.entries(l.metadata)) md.set(k, v);
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = Date.now() + seconds * 1000;
+  const one = (): Promise<void> => new Promise((resolve) => {
+    const t0 = process.hrtime.bigint();
+    client.makeUnaryRequest(`/lf.a2a.v1.A2AService/${l.method}`, (b: Buffer) => b, (b: Buffer) => b, l.body, md, (err) => {
+      if (err) errors++;
+      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      resolve();
+    });
+  });
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (Date.now() < end) await one();
+  }));
+  client.close();
+  latencies.sort((a, b) => a - b);
+  return { requests: latencies.length, rps: latencies.length / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors };
+}
+
+/** utime + stime of a process, in microseconds. */
+export function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000; // CLK_TCK = 100
+}
+
+/** VmRSS and VmHWM of a process, in bytes. */
+export function memory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}

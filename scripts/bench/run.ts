@@ -1,0 +1,147 @@
+// `npm run bench`: the gateway side by side with direct calls for every
+// binding pair (SendMessage, GetTask), same-binding pass-through next to nginx
+// where it is installed, streaming (time to first event, events/s, idle
+// streams' memory) and large payloads. Direct and gateway runs alternate so
+// machine drift cancels. Prints a table and writes docs/benchmarks.md and
+// docs/benchmarks-ratio.svg. Not part of `npm test`.
+import { execFileSync } from 'node:child_process';
+import type { Binding } from '../../src/config/types.js';
+import type { MethodName } from '../../src/core/methods.js';
+import { openStream, params, target, type Endpoint, type Target } from './calls.js';
+import { cpuMicros, grpcLoad, httpLoad, memory, type LoadResult } from './load.js';
+import { startGatewayProc, startNginx, startUpstreams, ROOT, type GatewayProc } from './procs.js';
+import { writeReport, type PairRow, type Report } from './report.js';
+
+const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+const slug = (b: Binding) => ({ JSONRPC: 'jsonrpc', 'HTTP+JSON': 'rest', GRPC: 'grpc' })[b];
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const WARMUP = 1;
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function load(t: Target, seconds = SECONDS, concurrency = CONCURRENCY): Promise<LoadResult> {
+  return t.kind === 'http' ? httpLoad(t.load, concurrency, seconds) : grpcLoad(t.load, concurrency, seconds);
+}
+
+/** Warm up, then measure; CPU of the given processes over the measured part (µs per request). */
+async function measure(t: Target, pids: number[]): Promise<LoadResult & { cpuUs: number[] }> {
+  await load(t, WARMUP);
+  const before = pids.map(cpuMicros);
+  const r = await load(t);
+  const cpuUs = pids.map((p, i) => (cpuMicros(p) - before[i]!) / Math.max(1, r.requests));
+  return { ...r, cpuUs };
+}
+
+const up = await startUpstreams();
+const direct: Record<Binding, Endpoint> = {
+  JSONRPC: { http: up.urls.jsonrpc, grpc: '', prefix: '', tenant: '' },
+  'HTTP+JSON': { http: up.urls.rest, grpc: '', prefix: '', tenant: '' },
+  GRPC: { http: '', grpc: up.urls.grpc, prefix: '', tenant: '' },
+};
+const urlOf = (b: Binding) => (b === 'JSONRPC' ? up.urls.jsonrpc : b === 'HTTP+JSON' ? up.urls.rest : up.urls.grpc);
+const config = {
+  listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 }, log: { level: 'info' },
+  routes: [
+    ...BINDINGS.map((b) => ({ name: `to-${slug(b)}`, match: { pathPrefix: `/to-${slug(b)}`, tenant: `to-${slug(b)}` }, upstream: { url: urlOf(b), binding: b, tenant: 'clear' }, maxBodyBytes: 32 * 2 ** 20 })),
+    ...BINDINGS.map((b) => ({ name: `pt-${slug(b)}`, match: b === 'GRPC' ? { hosts: ['pt-grpc'] } : { pathPrefix: `/pt-${slug(b)}` }, upstream: { url: urlOf(b), binding: b }, passThrough: true })),
+  ],
+};
+log('building the gateway (npm run build)…');
+execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+let gw: GatewayProc = await startGatewayProc(config);
+const via = (b: Binding): Endpoint => ({ http: `http://${gw.http}`, grpc: gw.grpc, prefix: `/to-${slug(b)}`, tenant: `to-${slug(b)}` });
+const report: Report = { pairs: [], passThrough: [], streaming: [], idle: [], payload: [], notes: [], concurrency: CONCURRENCY, seconds: SECONDS };
+
+log(`pairs: ${CONCURRENCY} concurrent, ${SECONDS} s per run after ${WARMUP} s warm-up; direct and gateway alternate`);
+for (const method of ['SendMessage', 'GetTask'] as MethodName[]) {
+  for (const inbound of BINDINGS) {
+    for (const upstream of BINDINGS) {
+      const d = await measure(target(upstream, method, direct[upstream]), [up.pid]);
+      const g = await measure(target(inbound, method, via(upstream)), [gw.pid, up.pid]);
+      const row: PairRow = { method, inbound, upstream, direct: d, gateway: g, gatewayCpuUs: g.cpuUs[0]!, upstreamCpuUs: g.cpuUs[1]!, rss: memory(gw.pid).rss };
+      report.pairs.push(row);
+      log(`${method.padEnd(11)} ${inbound.padEnd(9)} → ${upstream.padEnd(9)} direct ${d.rps.toFixed(0).padStart(6)} rps p99 ${d.p99.toFixed(1)} ms | gateway ${g.rps.toFixed(0).padStart(6)} rps p99 ${g.p99.toFixed(1)} ms | ratio ${(g.rps / d.rps).toFixed(2)} | gw ${row.gatewayCpuUs.toFixed(0)} µs/req | errors ${g.errors}`);
+    }
+  }
+}
+
+const nginx = await startNginx(up.urls);
+if (typeof nginx === 'string') report.notes.push(nginx);
+log(typeof nginx === 'string' ? nginx : `nginx baseline on ${nginx.http} / ${nginx.grpc}`);
+for (const b of BINDINGS) {
+  const pt: Endpoint = { http: `http://${gw.http}`, grpc: gw.grpc, prefix: `/pt-${slug(b)}`, tenant: '', authority: 'pt-grpc' };
+  const d = await measure(target(b, 'SendMessage', direct[b]), [up.pid]);
+  const g = await measure(target(b, 'SendMessage', pt), [gw.pid]);
+  let n: (LoadResult & { cpuUs: number[] }) | undefined;
+  if (typeof nginx !== 'string') {
+    const ne: Endpoint = { http: b === 'JSONRPC' ? `${nginx.http}/rpc` : `${nginx.http}/rest`, grpc: nginx.grpc, prefix: '', tenant: '' };
+    const pids = nginx.pids();
+    n = await measure(target(b, 'SendMessage', ne), pids);
+    n.cpuUs = [n.cpuUs.reduce((a, x) => a + x, 0)];
+  }
+  report.passThrough.push({ binding: b, direct: d, gateway: g, gatewayCpuUs: g.cpuUs[0]!, nginx: n, nginxCpuUs: n?.cpuUs[0] });
+  log(`pass-through ${b.padEnd(9)} direct ${d.rps.toFixed(0)} rps | gateway ${g.rps.toFixed(0)} rps (${(g.rps / d.rps).toFixed(2)}×, ${g.cpuUs[0]!.toFixed(0)} µs/req)${n ? ` | nginx ${n.rps.toFixed(0)} rps (${n.cpuUs[0]!.toFixed(0)} µs/req)` : ''}`);
+}
+if (typeof nginx !== 'string') await nginx.stop();
+
+log('streaming…');
+for (const b of BINDINGS) {
+  const ttfe = async (e: Endpoint): Promise<number> => {
+    const times: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const s = openStream(target(b, 'SendStreamingMessage', e, params('SendStreamingMessage', '1')));
+      times.push(await s.first);
+      await s.done;
+    }
+    return times.sort((x, y) => x - y)[50]!;
+  };
+  const d = await ttfe(direct[b]);
+  const g = await ttfe(via(b));
+  const N = 20_000;
+  const cpu0 = cpuMicros(gw.pid);
+  const t0 = Date.now();
+  const s = openStream(target(b, 'SendStreamingMessage', via(b), params('SendStreamingMessage', String(N))));
+  const events = await s.done;
+  const seconds = (Date.now() - t0) / 1000;
+  report.streaming.push({ binding: b, ttfeDirectMs: d, ttfeGatewayMs: g, eventsPerSecond: events / seconds, cpuUsPerEvent: (cpuMicros(gw.pid) - cpu0) / Math.max(1, events) });
+  log(`stream ${b.padEnd(9)} first event: direct ${d.toFixed(2)} ms, gateway ${g.toFixed(2)} ms (+${(g - d).toFixed(2)}) | ${(events / seconds).toFixed(0)} events/s | ${((cpuMicros(gw.pid) - cpu0) / Math.max(1, events)).toFixed(1)} µs/event`);
+}
+for (const count of [1000, 10_000]) {
+  await gw.stop();
+  gw = await startGatewayProc(config);
+  await new Promise((r) => setTimeout(r, 500));
+  const before = memory(gw.pid).rss;
+  const streams = Array.from({ length: count }, () => openStream(target('GRPC', 'SendStreamingMessage', via('GRPC'), params('SendStreamingMessage', 'hold'))));
+  await Promise.all(streams.map((s) => s.first));
+  await new Promise((r) => setTimeout(r, 500));
+  const after = memory(gw.pid).rss;
+  report.idle.push({ streams: count, rssBefore: before, rssAfter: after, perStream: (after - before) / count });
+  log(`${count} idle streams: RSS ${(before / 2 ** 20).toFixed(0)} → ${(after / 2 ** 20).toFixed(0)} MiB, ${((after - before) / count / 1024).toFixed(1)} KiB per stream`);
+  streams.forEach((s) => s.cancel());
+  up.child.kill('SIGUSR2');
+}
+
+log('payloads…');
+for (const mib of [1, 10]) {
+  await gw.stop();
+  gw = await startGatewayProc(config);
+  const raw = Buffer.alloc(mib * 2 ** 20, 7).toString('base64');
+  const start = memory(gw.pid).rss;
+  for (const inbound of BINDINGS) {
+    for (const upstream of BINDINGS) {
+      const r = await load(target(inbound, 'SendMessage', via(upstream), params('SendMessage', '', raw)), 2, 2);
+      report.payload.push({ mib, inbound, upstream, mibPerSecond: (r.requests * mib) / 2, errors: r.errors, peak: memory(gw.pid).peak, start });
+    }
+  }
+  const peak = memory(gw.pid).peak;
+  log(`${mib} MiB raw part: peak RSS ${(peak / 2 ** 20).toFixed(0)} MiB (${((peak - start) / (mib * 2 ** 20)).toFixed(1)}× the payload over the idle ${(start / 2 ** 20).toFixed(0)} MiB)`);
+}
+
+await gw.stop();
+await up.stop();
+writeReport(report);
+log('wrote docs/benchmarks.md and docs/benchmarks-ratio.svg');
+process.exit(0);
