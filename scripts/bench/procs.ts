@@ -4,7 +4,7 @@
 // and stopped at the end.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,14 +57,24 @@ export interface GatewayProc extends Proc {
   grpc: string;
 }
 
+/** The gateway logs to a file (as in production), not to a pipe the busy load generator would have to drain. */
 export async function startGatewayProc(config: unknown): Promise<GatewayProc> {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-bench-'));
   writeFileSync(join(dir, 'gateway.yaml'), stringify(config));
-  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/bin.js'), '--config', join(dir, 'gateway.yaml')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await firstLine(child, (l) => l.includes('a2a-gateway listening'));
-  const up = JSON.parse(line) as { http: string; grpc: string };
-  child.stdout!.resume();
-  return { ...proc(child), http: up.http, grpc: up.grpc };
+  const logFile = join(dir, 'gateway.log');
+  const out = openSync(logFile, 'w');
+  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/bin.js'), '--config', join(dir, 'gateway.yaml')], { cwd: ROOT, stdio: ['ignore', out, 'inherit'] });
+  closeSync(out);
+  for (let i = 0; i < 200; i++) {
+    const line = readFileSync(logFile, 'utf8').split('\n').find((l) => l.includes('a2a-gateway listening'));
+    if (line) {
+      const up = JSON.parse(line) as { http: string; grpc: string };
+      return { ...proc(child), http: up.http, grpc: up.grpc };
+    }
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the gateway did not start; see ${logFile}`);
 }
 
 async function freePort(): Promise<number> {

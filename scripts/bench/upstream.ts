@@ -57,7 +57,8 @@ function sse(res: ServerResponse, text: string, frame: (ev: string) => string): 
 }
 
 const http = createServer((req, res) => {
-  void body(req).then((text) => {
+  body(req).catch(() => undefined).then((text) => {
+    if (text === undefined) return; // the caller went away mid-request
     const url = req.url ?? '/';
     if (url.startsWith('/rpc')) {
       const r = JSON.parse(text) as { id: number; method: string; params: JsonObject };
@@ -73,7 +74,7 @@ const http = createServer((req, res) => {
     } else {
       res.writeHead(404).end();
     }
-  });
+  }).catch(() => undefined);
 });
 http.keepAliveTimeout = 60_000;
 

@@ -5,6 +5,7 @@
 // (§3.1.2, §3.1.6), an AsyncIterable of StreamResponse events ended by the
 // caller's AbortSignal, the upstream, or the route's idle timeout. Logs one
 // line per call.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Binding, RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
@@ -47,8 +48,12 @@ function refused(e: unknown): boolean {
 export class Dispatcher {
   /** One client per upstream binding + URL, shared by the routes that use it. */
   private readonly clients = new Map<string, UpstreamClient>();
-  /** Aborted when the drain's grace period ends: open streams end with SHUTTING_DOWN. */
-  private readonly shutdown = new AbortController();
+  /** Aborted when the drain's grace period ends: open streams end with SHUTTING_DOWN (one listener per open stream). */
+  private readonly shutdown = (() => {
+    const ac = new AbortController();
+    setMaxListeners(0, ac.signal);
+    return ac;
+  })();
   private openStreams = 0;
 
   constructor(
