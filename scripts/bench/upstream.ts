@@ -34,11 +34,11 @@ async function body(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function sse(res: ServerResponse, text: string, frame: (ev: string) => string): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+/** Text "hold": one event, then open until SIGUSR2; text "N": N events as fast as the peer takes them, then the end. */
+function emit(text: string, out: { write(b: string | Buffer): boolean; once(e: 'drain', l: () => void): unknown; end(): unknown }, event: string | Buffer): void {
   if (text === 'hold') {
-    res.write(frame(EVENT_JSON));
-    held.push(() => res.end());
+    out.write(event);
+    held.push(() => out.end());
     return;
   }
   const n = Number(text) || 1;
@@ -46,14 +46,19 @@ function sse(res: ServerResponse, text: string, frame: (ev: string) => string): 
   const pump = (): void => {
     while (i < n) {
       i++;
-      if (!res.write(frame(EVENT_JSON))) {
-        res.once('drain', pump);
+      if (!out.write(event)) {
+        out.once('drain', pump);
         return;
       }
     }
-    res.end();
+    out.end();
   };
   pump();
+}
+
+function sse(res: ServerResponse, text: string, frame: (ev: string) => string): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  emit(text, res, frame(EVENT_JSON));
 }
 
 const http = createServer((req, res) => {
@@ -91,25 +96,7 @@ grpcServer.addService(
     GetTask: (_c: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb(null, TASK_BYTES),
     SendStreamingMessage: (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
       const req = toJson(sendInfo.requestType, sendInfo.requestType.decode(call.request) as unknown as ProtoObject) as JsonObject;
-      const text = textOf(req);
-      if (text === 'hold') {
-        call.write(EVENT_BYTES);
-        held.push(() => call.end());
-        return;
-      }
-      const n = Number(text) || 1;
-      let i = 0;
-      const pump = (): void => {
-        while (i < n) {
-          i++;
-          if (!call.write(EVENT_BYTES)) {
-            call.once('drain', pump);
-            return;
-          }
-        }
-        call.end();
-      };
-      pump();
+      emit(textOf(req), call as never, EVENT_BYTES);
     },
   },
 );

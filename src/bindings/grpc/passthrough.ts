@@ -45,16 +45,21 @@ export class GrpcPassThrough {
     this.dispatcher.logCall(info.name, { inbound: 'GRPC', requestId, route }, 'GRPC', error ? { ok: false, error } : { ok: true, response: {} }, started, { passThrough: true });
   }
 
-  unary(info: MethodInfo, route: RouteConfig, call: grpc.ServerUnaryCall<Buffer, Buffer>, header: HeaderGetter, requestId: string, callback: grpc.sendUnaryData<Buffer>): void {
-    const started = process.hrtime.bigint();
-    let md: grpc.Metadata;
+  /** The metadata to send, or undefined after answering the caller with the refusal. */
+  private checked(info: MethodInfo, route: RouteConfig, request: Buffer, header: HeaderGetter, requestId: string, started: bigint, refuse: (e: grpc.ServiceError) => void): grpc.Metadata | undefined {
     try {
-      md = this.metadata(header, route, call.request);
+      return this.metadata(header, route, request);
     } catch (e) {
       this.log(info, route, requestId, started, e as A2AError);
-      callback(toServiceError(e as A2AError) as grpc.ServiceError);
-      return;
+      refuse(toServiceError(e as A2AError) as grpc.ServiceError);
+      return undefined;
     }
+  }
+
+  unary(info: MethodInfo, route: RouteConfig, call: grpc.ServerUnaryCall<Buffer, Buffer>, header: HeaderGetter, requestId: string, callback: grpc.sendUnaryData<Buffer>): void {
+    const started = process.hrtime.bigint();
+    const md = this.checked(info, route, call.request, header, requestId, started, (e) => callback(e));
+    if (!md) return;
     const upstream = this.client(route).makeUnaryRequest(`/${A2A_SERVICE}/${info.name}`, identity, identity, call.request, md,
       { deadline: Date.now() + route.timeoutMs }, (err, value) => {
         this.log(info, route, requestId, started, err ?? undefined);
@@ -66,14 +71,8 @@ export class GrpcPassThrough {
 
   stream(info: MethodInfo, route: RouteConfig, call: grpc.ServerWritableStream<Buffer, Buffer>, header: HeaderGetter, requestId: string): void {
     const started = process.hrtime.bigint();
-    let md: grpc.Metadata;
-    try {
-      md = this.metadata(header, route, call.request);
-    } catch (e) {
-      this.log(info, route, requestId, started, e as A2AError);
-      call.emit('error', toServiceError(e as A2AError));
-      return;
-    }
+    const md = this.checked(info, route, call.request, header, requestId, started, (e) => call.emit('error', e));
+    if (!md) return;
     const upstream = this.client(route).makeServerStreamRequest(`/${A2A_SERVICE}/${info.name}`, identity, identity, call.request, md, {});
     call.on('cancelled', () => upstream.cancel());
     void (async () => {
