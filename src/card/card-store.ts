@@ -26,6 +26,8 @@ interface Entry {
   changedAt: number;
   expiresAt: number;
   error?: string;
+  /** The error of the last failed fetch, rethrown as is while it waits for its retry (no new Error per call). */
+  failure?: Error;
   inflight?: Promise<void>;
   backoffMs: number;
   retry?: NodeJS.Timeout;
@@ -98,7 +100,7 @@ export class CardStore {
     }
     // No card yet: wait for the fetch under way, but do not fetch per call while
     // a failed one waits for its backoff retry.
-    if (e.retry && e.error) throw new Error(e.error);
+    if (e.retry && e.failure) throw e.failure;
     await this.refresh(route);
     return e.card;
   }
@@ -151,6 +153,7 @@ export class CardStore {
     e.etag = etag;
     e.expiresAt = Date.now() + freshMs;
     e.error = undefined;
+    e.failure = undefined;
     e.backoffMs = BACKOFF_MIN_MS;
     this.metrics?.cardRefresh(route.name, 'updated');
     if (wasDown) this.log.info({ route: route.name }, 'agent card loaded');
@@ -158,6 +161,7 @@ export class CardStore {
 
   private fail(route: RouteConfig, e: Entry, err: Error): void {
     e.error = `cannot read the upstream's agent card: ${err.message}`;
+    e.failure = new Error(e.error);
     this.metrics?.cardRefresh(route.name, 'failed');
     if (e.card) {
       // keep serving the last good card; try again after the backoff
