@@ -85,6 +85,7 @@ interface RawRoute {
   maxBodyBytes?: number;
   forwardHeaders?: string[];
   passThrough?: boolean;
+  ssrfGuard?: boolean;
 }
 interface RawCard {
   file?: string;
@@ -147,6 +148,7 @@ export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig 
     maxBodyBytes: r.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     forwardHeaders: (r.forwardHeaders ?? []).map((h) => h.toLowerCase()),
     passThrough: r.passThrough ?? false,
+    ssrfGuard: r.ssrfGuard ?? true,
   };
 }
 

@@ -118,6 +118,7 @@ export const CONFIG_SCHEMA = {
           maxBodyBytes: { type: 'integer', minimum: 1 },
           forwardHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },
           passThrough: { type: 'boolean' },
+          ssrfGuard: { type: 'boolean' },
         },
       },
     },

@@ -67,6 +67,8 @@ export interface RouteConfig {
   forwardHeaders: string[];
   /** Same-binding calls are forwarded without decoding (no validation, no error normalization). */
   passThrough: boolean;
+  /** Refuse file parts whose URL is not http(s) or names a private address (default on). */
+  ssrfGuard: boolean;
 }
 
 export interface GatewayConfig {

@@ -13,6 +13,8 @@ import type { CardService } from '../card/card-service.js';
 import type { RequestView } from '../card/public-address.js';
 import type { ResolvedUpstream } from '../card/upstream-card.js';
 import { UPSTREAM_VERSION } from './service-params.js';
+import { methodInfo } from './methods.js';
+import { ssrfViolations } from './ssrf-guard.js';
 import { traceIdOf } from './trace-context.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { OtlpTracer, Span } from '../ops/otlp.js';
@@ -100,8 +102,12 @@ export class Dispatcher {
     return { ...env, request: { ...env.request, tenant }, serviceParameters: { ...env.serviceParameters, version: resolved.version } };
   }
 
-  /** §3.3.4 checks the gateway makes from the upstream's card before calling it. */
+  /** §3.3.4 checks the gateway makes from the upstream's card before calling it, and the SSRF guard (§13). */
   private async checkCapabilities(route: RouteConfig, env: Envelope): Promise<void> {
+    if (route.ssrfGuard) {
+      const violations = ssrfViolations(methodInfo(env.method).requestType, env.request);
+      if (violations.length > 0) throw A2AError.invalidParams(violations, 'a file part URL was refused by the SSRF guard');
+    }
     const card = await this.cards.upstreamCard(route).catch(() => undefined);
     if (!card) return;
     const caps = (card.capabilities ?? {}) as JsonObject;
