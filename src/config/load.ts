@@ -86,6 +86,8 @@ interface RawRoute {
   forwardHeaders?: string[];
   passThrough?: boolean;
   ssrfGuard?: boolean;
+  rateLimit?: { requestsPerSecond: number; burst?: number; perCaller?: boolean };
+  maxConcurrentStreams?: number;
 }
 interface RawCard {
   file?: string;
@@ -149,6 +151,10 @@ export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig 
     forwardHeaders: (r.forwardHeaders ?? []).map((h) => h.toLowerCase()),
     passThrough: r.passThrough ?? false,
     ssrfGuard: r.ssrfGuard ?? true,
+    rateLimit: r.rateLimit
+      ? { requestsPerSecond: r.rateLimit.requestsPerSecond, burst: r.rateLimit.burst ?? Math.max(1, Math.ceil(r.rateLimit.requestsPerSecond)), perCaller: r.rateLimit.perCaller ?? false }
+      : undefined,
+    maxConcurrentStreams: r.maxConcurrentStreams,
   };
 }
 

@@ -119,6 +119,13 @@ export const CONFIG_SCHEMA = {
           forwardHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },
           passThrough: { type: 'boolean' },
           ssrfGuard: { type: 'boolean' },
+          rateLimit: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['requestsPerSecond'],
+            properties: { requestsPerSecond: { type: 'number', exclusiveMinimum: 0 }, burst: { type: 'integer', minimum: 1 }, perCaller: { type: 'boolean' } },
+          },
+          maxConcurrentStreams: { type: 'integer', minimum: 0 },
         },
       },
     },

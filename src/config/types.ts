@@ -69,6 +69,10 @@ export interface RouteConfig {
   passThrough: boolean;
   /** Refuse file parts whose URL is not http(s) or names a private address (default on). */
   ssrfGuard: boolean;
+  /** Requests per second with bursts, for the route or per caller identity; undefined = none. */
+  rateLimit: { requestsPerSecond: number; burst: number; perCaller: boolean } | undefined;
+  /** Open streams the route allows at once; undefined = no cap. */
+  maxConcurrentStreams: number | undefined;
 }
 
 export interface GatewayConfig {

@@ -5,6 +5,7 @@
 // (§3.1.2, §3.1.6), an AsyncIterable of StreamResponse events ended by the
 // caller's AbortSignal, the upstream, or the route's idle timeout. Logs one
 // line per call.
+import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Binding, RouteConfig } from '../config/types.js';
@@ -15,6 +16,7 @@ import type { ResolvedUpstream } from '../card/upstream-card.js';
 import { UPSTREAM_VERSION } from './service-params.js';
 import { methodInfo } from './methods.js';
 import { ssrfViolations } from './ssrf-guard.js';
+import { Limits } from './limits.js';
 import { traceIdOf } from './trace-context.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { OtlpTracer, Span } from '../ops/otlp.js';
@@ -65,6 +67,14 @@ export class Dispatcher {
     private readonly metrics: Metrics,
     private readonly tracer?: OtlpTracer,
   ) {}
+
+  private readonly limits = new Limits();
+
+  /** The caller's identity for per-caller limits: its credentials (hashed), else its address. */
+  private callerKey(ctx: CallContext): string {
+    const auth = ctx.view.header('authorization');
+    return auth ? createHash('sha256').update(auth).digest('base64url').slice(0, 16) : (ctx.view.remoteAddress ?? '-');
+  }
 
   /** With OTLP export on: the call's span, and the envelope that carries it upstream as the parent. */
   private traced(env: Envelope): { env: Envelope; span?: Span } {
@@ -136,6 +146,7 @@ export class Dispatcher {
     let upstreamBinding: Binding | undefined;
     let reply: Reply;
     try {
+      await this.limits.admit(ctx.route, this.callerKey(ctx));
       await this.checkCapabilities(ctx.route, env);
       const candidates = await this.upstreams(ctx.route);
       let response: ProtoObject | undefined;
@@ -178,8 +189,11 @@ export class Dispatcher {
     let upstreamBinding: Binding | undefined;
     let outcome: Reply = { ok: true, response: {} };
     let events = 0;
+    let release: (() => void) | undefined;
     this.metrics.streamOpened(ctx.route.name, ctx.inbound);
     try {
+      await this.limits.admit(ctx.route, this.callerKey(ctx));
+      release = this.limits.openStream(ctx.route);
       await this.checkCapabilities(ctx.route, env);
       const first = (await this.upstreams(ctx.route))[0];
       if (!first) throw A2AError.of('UPSTREAM_UNAVAILABLE', 'no usable upstream interface');
@@ -201,6 +215,7 @@ export class Dispatcher {
       ctx.signal.removeEventListener('abort', onCallerGone);
       this.shutdown.signal.removeEventListener('abort', onCallerGone);
       this.openStreams--;
+      release?.();
       abort.abort();
       this.metrics.streamClosed(ctx.route.name, ctx.inbound);
       this.logCall(env.method, ctx, upstreamBinding, outcome, started, { events, traceId: traceIdOf(env.serviceParameters.forwardedHeaders) });

@@ -64,6 +64,7 @@ export type GatewayErrorName =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'SHUTTING_DOWN'
+  | 'RATE_LIMITED'
   | 'UNAUTHENTICATED'
   | 'PERMISSION_DENIED'
   | 'RESOURCE_EXHAUSTED'
@@ -111,6 +112,7 @@ export const CATALOGUE = {
   PAYLOAD_TOO_LARGE: gw(-32053, 'RESOURCE_EXHAUSTED', 413, 'Request body exceeds the size limit'),
   UNSUPPORTED_MEDIA_TYPE: gw(-32054, 'INVALID_ARGUMENT', 415, 'Unsupported request Content-Type'),
   SHUTTING_DOWN: gw(-32063, 'UNAVAILABLE', 503, 'The gateway is shutting down'),
+  RATE_LIMITED: gw(-32064, 'RESOURCE_EXHAUSTED', 429, 'Rate or concurrency limit exceeded'),
   // Status-only errors an upstream may answer with; carried, not invented.
   UNAUTHENTICATED: gw(-32055, 'UNAUTHENTICATED', 401, 'Unauthenticated', false),
   PERMISSION_DENIED: gw(-32056, 'PERMISSION_DENIED', 403, 'Permission denied', false),
@@ -174,6 +176,7 @@ export const WHEN = {
   PAYLOAD_TOO_LARGE: "the request body exceeds the route's maxBodyBytes (default 10 MiB)",
   UNSUPPORTED_MEDIA_TYPE: 'a request body that is not application/json or application/a2a+json',
   SHUTTING_DOWN: 'a stream still open when the shutdown grace period ends (retry on another replica)',
+  RATE_LIMITED: "over the route's rateLimit or maxConcurrentStreams (RetryInfo; Retry-After on HTTP)",
   UNAUTHENTICATED: 'passed on from an upstream that answered UNAUTHENTICATED / 401',
   PERMISSION_DENIED: 'passed on from an upstream that answered PERMISSION_DENIED / 403',
   RESOURCE_EXHAUSTED: 'passed on from an upstream that answered RESOURCE_EXHAUSTED / 429',

@@ -23,7 +23,7 @@ t.test('a full config in its typed form', async (tt) => {
       signingKey: { file: join(DIR, 'keys/card.pem'), alg: 'ES256', kid: 'gw-1', jku: undefined }, verifyJwksFile: undefined,
     },
     timeoutMs: 5000, streamIdleTimeoutMs: 60000, sseKeepAliveMs: 0,
-    maxSseEventBytes: 65536, maxBodyBytes: 1024, forwardHeaders: ['x-request-id'], passThrough: false, ssrfGuard: true,
+    maxSseEventBytes: 65536, maxBodyBytes: 1024, forwardHeaders: ['x-request-id'], passThrough: false, ssrfGuard: true, rateLimit: undefined, maxConcurrentStreams: undefined,
   });
   tt.same(search?.upstream.tenant, { mode: 'clear' });
   tt.equal(search?.pathPrefix, '', 'the root prefix');

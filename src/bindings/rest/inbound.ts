@@ -10,6 +10,7 @@ import { asA2AError, type Dispatcher } from '../../core/dispatcher.js';
 import type { MethodInfo } from '../../core/methods.js';
 import { readServiceParameters } from '../../core/service-params.js';
 import { A2AError } from '../../errors/a2a-error.js';
+import { retryAfterSeconds } from '../../core/limits.js';
 import { toJson, type Json, type JsonObject } from '../../proto/protojson.js';
 import { exposes } from '../../card/served-card.js';
 import { tenantMatches } from '../../routing/router.js';
@@ -26,7 +27,10 @@ export function restAnswer(status: number, body: Json): HttpAnswer {
 }
 
 export function restError(err: A2AError): HttpAnswer {
-  return restAnswer(err.row.http, errorBody(err));
+  const answer = restAnswer(err.row.http, errorBody(err));
+  const retry = retryAfterSeconds(err);
+  if (retry !== undefined) answer.headers['retry-after'] = String(retry);
+  return answer;
 }
 
 /** §11.5: query parameters → ProtoJSON values of the request's top-level fields. */
