@@ -69,6 +69,11 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     // The dispatcher logs one line per call; fastify's own request logs are off.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
+    // Fastify's own early refusals (a malformed URL, …) in the caller's binding too.
+    frameworkErrors: (error, req, reply) => {
+      const { path } = splitUrl(req.url ?? '/');
+      void send(reply, earlyError(req.method ?? 'GET', path, A2AError.of('INVALID_REQUEST', error.message)));
+    },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && given.length > 0 && given.length <= 128 ? given : randomUUID();
