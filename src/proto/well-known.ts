@@ -89,19 +89,23 @@ export function bindWellKnownNames(root: protobuf.Root): void {
   A.value = fieldName('google.protobuf.Any', 'value');
 }
 
-function valueFromJson(v: Json): ProtoObject {
+/** Struct/Value nesting the gateway accepts: deeper JSON is a caller's mistake, not a stack overflow. */
+export const MAX_STRUCT_DEPTH = 32; // each level is two protobuf messages; protobufjs stops at 100
+
+function valueFromJson(v: Json, depth = 0): ProtoObject {
+  if (depth > MAX_STRUCT_DEPTH) throw new Error(`JSON nested deeper than ${MAX_STRUCT_DEPTH} levels`);
   if (v === null) return { [V.null]: 0 };
   if (typeof v === 'number') return { [V.number]: v };
   if (typeof v === 'string') return { [V.string]: v };
   if (typeof v === 'boolean') return { [V.bool]: v };
-  if (Array.isArray(v)) return { [V.list]: { values: v.map(valueFromJson) } };
-  return { [V.struct]: structFromJson(v) };
+  if (Array.isArray(v)) return { [V.list]: { values: v.map((x) => valueFromJson(x, depth + 1)) } };
+  return { [V.struct]: structFromJson(v, depth + 1) };
 }
 
-function structFromJson(v: Json): ProtoObject {
+function structFromJson(v: Json, depth = 0): ProtoObject {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('expected a JSON object');
   const fields: ProtoObject = {};
-  for (const [k, x] of Object.entries(v)) fields[k] = valueFromJson(x);
+  for (const [k, x] of Object.entries(v)) fields[k] = valueFromJson(x, depth);
   return { fields };
 }
 
@@ -179,7 +183,7 @@ export function wellKnownFromJson(type: protobuf.Type, v: Json, recurse: Recurse
       return valueFromJson(v);
     case '.google.protobuf.ListValue':
       if (!Array.isArray(v)) throw new Error('expected a JSON array');
-      return { values: v.map(valueFromJson) };
+      return { values: v.map((x) => valueFromJson(x)) };
     case '.google.protobuf.Empty':
       if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('expected an object');
       return {};

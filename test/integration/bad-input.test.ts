@@ -193,3 +193,13 @@ for (const [kind, name] of [['refused', 'UPSTREAM_UNAVAILABLE'], ['hang', 'UPSTR
     }
   });
 }
+
+t.test('JSON nested too deep is the caller mistake, answered 400, not a 500', async (tt) => {
+  let deep: Record<string, unknown> = { leaf: 1 };
+  for (let i = 0; i < 1000; i++) deep = { d: deep };
+  for (const inbound of ['JSONRPC', 'HTTP+JSON'] as const) {
+    const r = await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('deep', { metadata: deep as never }) }, good);
+    isError(tt, inbound, r, 'INVALID_PARAMS');
+    await stillServing(tt, inbound);
+  }
+});

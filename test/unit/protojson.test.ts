@@ -156,3 +156,13 @@ t.test('Struct, Value and Any (error details)', async (tt) => {
   };
   tt.same(roundTrip(Status, status), status, 'google.rpc.Status with known, well-known and opaque details');
 });
+
+t.test('Struct nesting is bounded: a caller mistake, not a stack overflow', async (tt) => {
+  let deep: Json = 'bottom';
+  for (let i = 0; i < 10_000; i++) deep = { d: deep };
+  const e = rejects(tt, () => fromJson(Task, { id: 't', metadata: deep as JsonObject }), 'rejected');
+  tt.match(e.violations[0], { field: 'metadata', description: /nested deeper than 32/ });
+  let ok: Json = 'bottom';
+  for (let i = 0; i < 30; i++) ok = { d: ok };
+  tt.same(roundTrip(Task, { id: 't', metadata: ok as JsonObject }), { id: 't', metadata: ok }, '30 levels are fine, and protobufjs encodes them');
+});
