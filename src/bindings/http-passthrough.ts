@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import type { Binding, RouteConfig } from '../config/types.js';
 import type { Dispatcher } from '../core/dispatcher.js';
-import { readServiceParameters, upstreamHeaders } from '../core/service-params.js';
+import { passThroughHeaders } from '../core/service-params.js';
 import { A2AError, nameFromHttp } from '../errors/a2a-error.js';
 import { matchRestPath } from './rest/paths.js';
 import type { HttpCall } from './http-request.js';
@@ -44,12 +44,12 @@ export class HttpPassThrough {
       this.dispatcher.logCall(method, { inbound, requestId: call.requestId, route }, inbound, reply, started, { passThrough: true });
     try {
       if ((call.body?.length ?? 0) > route.maxBodyBytes) throw A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the route's limit of ${route.maxBodyBytes} bytes`);
-      const sp = readServiceParameters(call.header, route.forwardHeaders, call.query.get('A2A-Version') ?? undefined);
+      const upstream = passThroughHeaders(call.header, route.forwardHeaders, call.query.get('A2A-Version') ?? undefined);
       const target = new URL(route.upstream.url);
       const base = target.pathname.replace(/\/+$/, '');
       const qs = call.query.toString();
       const path = inbound === 'JSONRPC' ? `${target.pathname}${target.search}` : `${base}${call.path}${qs ? `?${qs}` : ''}`;
-      const headers: Record<string, string> = { ...upstreamHeaders(sp) };
+      const headers: Record<string, string> = { ...upstream };
       for (const h of ['content-type', 'accept']) {
         const v = call.header(h);
         if (v !== undefined) headers[h] = v;

@@ -45,9 +45,18 @@ export function readServiceParameters(
   return { version, extensions: splitList(header('a2a-extensions')), forwardedHeaders: withTraceContext(forwardedHeaders) };
 }
 
-/** Headers/metadata to send upstream for these parameters (§9.2, §10.2, §11.2). */
+/**
+ * Headers/metadata to send upstream for these parameters (§9.2, §10.2, §11.2).
+ * `sp.version` is the upstream's: the dispatcher sets it from the chosen
+ * interface (UPSTREAM_VERSION for a configured binding).
+ */
 export function upstreamHeaders(sp: ServiceParameters): Record<string, string> {
-  const h: Record<string, string> = { ...sp.forwardedHeaders, 'a2a-version': UPSTREAM_VERSION };
+  const h: Record<string, string> = { ...sp.forwardedHeaders, 'a2a-version': sp.version };
   if (sp.extensions.length > 0) h['a2a-extensions'] = sp.extensions.join(',');
   return h;
+}
+
+/** Pass-through: the caller's parameters checked, forwarded with the version the gateway speaks upstream. */
+export function passThroughHeaders(header: HeaderGetter, allowList: readonly string[], queryVersion?: string): Record<string, string> {
+  return upstreamHeaders({ ...readServiceParameters(header, allowList, queryVersion), version: UPSTREAM_VERSION });
 }

@@ -8,7 +8,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { RouteConfig } from '../../config/types.js';
 import type { Dispatcher } from '../../core/dispatcher.js';
 import type { MethodInfo } from '../../core/methods.js';
-import { readServiceParameters, upstreamHeaders, type HeaderGetter } from '../../core/service-params.js';
+import { passThroughHeaders, type HeaderGetter } from '../../core/service-params.js';
 import { A2AError, grpcNameOf, nameFromGrpc } from '../../errors/a2a-error.js';
 import { A2A_SERVICE } from '../../proto/registry.js';
 import { drained } from '../../util/drained.js';
@@ -36,7 +36,7 @@ export class GrpcPassThrough {
   private metadata(header: HeaderGetter, route: RouteConfig, request: Buffer): grpc.Metadata {
     if (request.length > route.maxBodyBytes) throw A2AError.of('PAYLOAD_TOO_LARGE', `request message exceeds the route's limit of ${route.maxBodyBytes} bytes`);
     const md = new grpc.Metadata();
-    for (const [k, v] of Object.entries(upstreamHeaders(readServiceParameters(header, route.forwardHeaders)))) md.set(k, v);
+    for (const [k, v] of Object.entries(passThroughHeaders(header, route.forwardHeaders))) md.set(k, v);
     return md;
   }
 
