@@ -2,14 +2,17 @@
 // `passThrough: true` whose upstream speaks the caller's binding): the
 // request is forwarded without decoding — body and answer streamed through
 // undici, SSE included, with backpressure — keeping the version check,
-// routing, size limit, header allow-list, logs and metrics. What it skips:
+// routing, size limit, header allow-list, authentication, rate limits,
+// credential policy, upstream TLS, logs and metrics. What it skips:
 // request validation, error normalization, tenant rewriting and the card's
 // capability checks (README: "Pass-through").
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import type { Binding, RouteConfig } from '../config/types.js';
 import type { Dispatcher } from '../core/dispatcher.js';
+import { withUpstreamCredentials } from '../auth/upstream-credentials.js';
 import { passThroughHeaders } from '../core/service-params.js';
+import { tlsKey, undiciConnect } from '../tls/upstream-tls.js';
 import { A2AError, nameFromHttp } from '../errors/a2a-error.js';
 import { matchRestPath } from './rest/paths.js';
 import type { HttpCall } from './http-request.js';
@@ -27,11 +30,13 @@ export class HttpPassThrough {
 
   constructor(private readonly dispatcher: Dispatcher) {}
 
-  private pool(origin: string): Pool {
-    let p = this.pools.get(origin);
+  private pool(origin: string, route: RouteConfig): Pool {
+    const key = `${origin} ${tlsKey(route.upstream.tls)}`;
+    let p = this.pools.get(key);
     if (!p) {
-      p = new Pool(origin, { connections: 64, keepAliveTimeout: 30_000 });
-      this.pools.set(origin, p);
+      const connect = undiciConnect(route.upstream.tls);
+      p = new Pool(origin, { connections: 64, keepAliveTimeout: 30_000, ...(connect ? { connect } : {}) });
+      this.pools.set(key, p);
     }
     return p;
   }
@@ -44,17 +49,22 @@ export class HttpPassThrough {
       this.dispatcher.logCall(method, { inbound, requestId: call.requestId, route }, inbound, reply, started, { passThrough: true });
     try {
       if ((call.body?.length ?? 0) > route.maxBodyBytes) throw A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the route's limit of ${route.maxBodyBytes} bytes`);
-      const upstream = passThroughHeaders(call.header, route.forwardHeaders, call.query.get('A2A-Version') ?? undefined);
+      const checked = passThroughHeaders(call.header, route.forwardHeaders, call.query.get('A2A-Version') ?? undefined);
+      await this.dispatcher.admit({ route, inbound, requestId: call.requestId, signal: call.signal, view: call.view });
+      const upstream = withUpstreamCredentials(route, checked, call.header);
       const target = new URL(route.upstream.url);
       const base = target.pathname.replace(/\/+$/, '');
-      const qs = call.query.toString();
+      const query = new URLSearchParams(call.query);
+      const apiKey = route.auth?.apiKey;
+      if (apiKey?.location === 'query' && route.upstream.credentials.mode !== 'forward') query.delete(apiKey.name);
+      const qs = query.toString();
       const path = inbound === 'JSONRPC' ? `${target.pathname}${target.search}` : `${base}${call.path}${qs ? `?${qs}` : ''}`;
       const headers: Record<string, string> = { ...upstream };
       for (const h of ['content-type', 'accept']) {
         const v = call.header(h);
         if (v !== undefined) headers[h] = v;
       }
-      const res = await this.pool(target.origin).request({
+      const res = await this.pool(target.origin, route).request({
         method: call.method as 'GET', path, headers, body: call.body && call.body.length > 0 ? call.body : null,
         signal: call.signal, headersTimeout: route.timeoutMs, bodyTimeout: 0,
       });

@@ -6,7 +6,8 @@
 // whose signature the route must verify is not trusted until it verifies.
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
+import { tlsKey, undiciConnect } from '../tls/upstream-tls.js';
 import type { RouteConfig } from '../config/types.js';
 import type { JsonObject } from '../proto/protojson.js';
 import { cardSourceUrl } from './upstream-card.js';
@@ -46,6 +47,8 @@ function sourceOf(route: RouteConfig): string {
 
 export class CardStore {
   private readonly entries = new Map<string, Entry>();
+  /** undici agents with a route's upstream TLS settings, for cards served by the upstream itself. */
+  private readonly agents = new Map<string, Agent>();
   private closed = false;
 
   constructor(private readonly log: Logger, private readonly metrics?: Metrics) {}
@@ -122,7 +125,9 @@ export class CardStore {
         return;
       }
       const url = cardSourceUrl(route)!;
+      const dispatcher = this.dispatcherFor(route);
       const res = await request(url, {
+        ...(dispatcher ? { dispatcher } : {}),
         headers: { accept: 'application/json', ...(e.etag && e.card ? { 'if-none-match': e.etag } : {}) },
         headersTimeout: route.timeoutMs,
         bodyTimeout: route.timeoutMs,
@@ -144,6 +149,19 @@ export class CardStore {
       this.fail(route, e, err as Error);
       throw err;
     }
+  }
+
+  /** The upstream's TLS settings apply to its own card (not to a configured card.url elsewhere). */
+  private dispatcherFor(route: RouteConfig): Agent | undefined {
+    const tls = route.upstream.tls;
+    if (!tls || route.card.url) return undefined;
+    const key = tlsKey(tls);
+    let a = this.agents.get(key);
+    if (!a) {
+      a = new Agent({ connect: undiciConnect(tls)! });
+      this.agents.set(key, a);
+    }
+    return a;
   }
 
   private accept(route: RouteConfig, e: Entry, card: JsonObject, etag: string | undefined, freshMs: number): void {
@@ -182,5 +200,7 @@ export class CardStore {
   close(): void {
     this.closed = true;
     for (const e of this.entries.values()) clearTimeout(e.retry);
+    for (const a of this.agents.values()) void a.close();
+    this.agents.clear();
   }
 }

@@ -16,6 +16,18 @@ export interface RequestView {
   header: HeaderGetter;
   /** The request came to the gRPC port: `host` is the gRPC authority, not the HTTP one. */
   grpc?: boolean;
+  /** A query parameter of the request URL (HTTP only). */
+  query?: (name: string) => string | undefined;
+  /** The client certificate verified by the listener's client CA (mTLS), if any. */
+  peerCertificate?: () => PeerCertificate | undefined;
+}
+
+/** What the gateway keeps of a verified client certificate. */
+export interface PeerCertificate {
+  /** Subject common name (else the first DNS subjectAltName). */
+  subject: string;
+  /** SHA-256 fingerprint, colon-separated hex. */
+  fingerprint: string;
 }
 
 export interface PublicAddresses {
@@ -29,6 +41,8 @@ export interface GatewayAddresses {
   publicGrpcAddress: string | undefined;
   httpPort: number;
   grpcPort: number;
+  /** The HTTP listener serves TLS (https:// when no forwarded proto says otherwise). */
+  tls?: boolean;
 }
 
 export function trustList(entries: readonly string[]): BlockList {
@@ -79,7 +93,7 @@ function joinPrefix(forwardedPrefix: string, routePrefix: string): string {
 }
 
 export function publicAddresses(gw: GatewayAddresses, trusted: BlockList, route: RouteConfig, req: RequestView): PublicAddresses {
-  let proto = 'http';
+  let proto = gw.tls ? 'https' : 'http';
   let host = req.host ?? 'localhost';
   let prefix = route.pathPrefix;
   if (isTrusted(trusted, req.remoteAddress)) {

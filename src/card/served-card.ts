@@ -3,7 +3,9 @@
 // interfaces for the route — one per exposed binding, in the route's order
 // (default: the upstream's own binding order, then the rest), each with
 // protocolVersion "1.0" and the route's tenant when it is reached by tenant —
-// and the route's overrides applied. Signatures are handled by the caller.
+// the security the gateway enforces (auth/security-schemes.ts), and the
+// route's overrides applied. Signatures are handled by the caller.
+import { advertisedSecurity } from '../auth/security-schemes.js';
 import type { Binding, RouteConfig } from '../config/types.js';
 import { BINDINGS } from '../config/types.js';
 import type { Json, JsonObject } from '../proto/protojson.js';
@@ -40,5 +42,6 @@ export function gatewayInterfaces(route: RouteConfig, at: PublicAddresses, order
 export function rewriteCard(upstreamCard: JsonObject, route: RouteConfig, at: PublicAddresses): JsonObject {
   const { signatures: _stale, ...card } = upstreamCard;
   const supportedInterfaces: Json = gatewayInterfaces(route, at, bindingOrder(upstreamCard, route));
-  return { ...card, ...(route.card.overrides as JsonObject), supportedInterfaces };
+  const security = route.auth?.advertise ? advertisedSecurity(route.auth) : {};
+  return { ...card, ...security, ...(route.card.overrides as JsonObject), supportedInterfaces };
 }

@@ -7,7 +7,7 @@ import { ConfigError, loadConfigFile, routeFromRaw } from '../config/load.js';
 import { DEFAULTS, type Binding, type GatewayConfig } from '../config/types.js';
 import { pino } from 'pino';
 import { installLifecycle } from '../ops/lifecycle.js';
-import { startGateway, type RunningGateway } from '../server/gateway.js';
+import { REDACT_PATHS, startGateway, type RunningGateway } from '../server/gateway.js';
 
 export const HELP = `a2a-gateway: a protocol-translating reverse proxy for A2A 1.0 (JSON-RPC, HTTP+JSON/REST, gRPC)
 
@@ -69,6 +69,7 @@ export function configFromArgs(argv: string[]): { command: 'serve' | 'check' | '
       host: DEFAULTS.host,
       httpPort: DEFAULTS.httpPort,
       grpcPort: DEFAULTS.grpcPort,
+      tls: undefined,
       publicHttpUrl: undefined,
       publicGrpcAddress: undefined,
       logLevel: DEFAULTS.logLevel,
@@ -106,7 +107,7 @@ export async function main(argv: string[]): Promise<RunningGateway | undefined> 
     return undefined;
   }
   // Asynchronous log writes: one line per call must not block the event loop on stdout.
-  const log = pino({ level: parsed.config.logLevel, redact: ['req.headers.authorization', '*.authorization'] }, pino.destination({ dest: 1, sync: false }));
+  const log = pino({ level: parsed.config.logLevel, redact: REDACT_PATHS }, pino.destination({ dest: 1, sync: false }));
   const gateway = await startGateway(parsed.config, log);
   installLifecycle(gateway, log, parsed.config.shutdownGraceMs, parsed.configPath);
   return gateway;

@@ -1,12 +1,12 @@
 // Reads the YAML config once, validates it against the JSON Schema (ajv) and
 // turns it into the typed GatewayConfig. Every problem is reported with file,
 // line, column and field path, and loading fails as a whole.
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { CONFIG_SCHEMA } from './schema.js';
-import { DEFAULTS, type Binding, type CardConfig, type GatewayConfig, type RouteConfig, type TenantPolicy } from './types.js';
+import { DEFAULTS, type Binding, type CardConfig, type GatewayConfig, type ListenerTls, type RouteAuth, type RouteConfig, type TenantPolicy, type UpstreamCredentials, type UpstreamTls } from './types.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -52,21 +52,47 @@ function tenantPolicy(t: unknown): TenantPolicy {
   return { mode: 'keep' };
 }
 
-/** Checks beyond the schema: upstream URLs readable, names unique. */
-function semanticProblems(routes: RouteConfig[]): Array<{ path: string; message: string }> {
+/** Checks beyond the schema: upstream URLs readable, names unique, secrets and files present. */
+function semanticProblems(routes: RouteConfig[], raws: RawRoute[], listenerTls: ListenerTls | undefined): Array<{ path: string; message: string }> {
   const out: Array<{ path: string; message: string }> = [];
   const names = new Set<string>();
+  const fileMissing = (path: string, f: string | undefined): void => {
+    if (f !== undefined && !existsSync(f)) out.push({ path, message: `file not found: ${relative(process.cwd(), f)}` });
+  };
   routes.forEach((r, i) => {
+    const raw = raws[i]!;
+    const tls = r.upstream.tls;
+    for (const k of ['ca', 'cert', 'key'] as const) fileMissing(`/routes/${i}/upstream/tls/${k}`, tls?.[k]);
+    if (tls && (tls.cert === undefined) !== (tls.key === undefined)) out.push({ path: `/routes/${i}/upstream/tls`, message: 'cert and key go together' });
+    raw.auth?.apiKey?.keys.forEach((k, j) => {
+      const path = `/routes/${i}/auth/apiKey/keys/${j}`;
+      if ((k.key === undefined) === (k.keyEnv === undefined)) out.push({ path, message: 'give exactly one of key and keyEnv' });
+      else if (k.keyEnv !== undefined && !process.env[k.keyEnv]) out.push({ path, message: `environment variable ${k.keyEnv} is not set` });
+    });
+    const auth = raw.auth;
+    if (auth) {
+      if (!auth.apiKey && !auth.jwt && !auth.mtls) out.push({ path: `/routes/${i}/auth`, message: 'configure at least one of apiKey, jwt, mtls' });
+      if (auth.jwt && (auth.jwt.jwksUrl === undefined) === (auth.jwt.jwksFile === undefined)) out.push({ path: `/routes/${i}/auth/jwt`, message: 'give exactly one of jwksUrl and jwksFile' });
+      fileMissing(`/routes/${i}/auth/jwt/jwksFile`, r.auth?.jwt?.jwksFile);
+      if (auth.mtls && !listenerTls?.clientCa) out.push({ path: `/routes/${i}/auth/mtls`, message: 'mtls needs listen.tls.clientCa' });
+    }
+    const cred = raw.upstream.credentials;
+    if (cred && typeof cred === 'object') {
+      const given = [cred.value, cred.valueEnv, cred.valueFile].filter((v) => v !== undefined).length;
+      if (given !== 1) out.push({ path: `/routes/${i}/upstream/credentials`, message: 'give exactly one of value, valueEnv and valueFile' });
+      else if (cred.valueEnv !== undefined && !process.env[cred.valueEnv]) out.push({ path: `/routes/${i}/upstream/credentials`, message: `environment variable ${cred.valueEnv} is not set` });
+      else if (cred.valueFile !== undefined && r.upstream.credentials.mode === 'set' && r.upstream.credentials.value === '') out.push({ path: `/routes/${i}/upstream/credentials`, message: `cannot read ${cred.valueFile}` });
+    }
     if (names.has(r.name)) out.push({ path: `/routes/${i}/name`, message: `duplicate route name "${r.name}"` });
     names.add(r.name);
     const url = r.upstream.url;
-    const ok = r.upstream.binding === 'GRPC' ? /^(grpc:\/\/)?[^/\s]+:\d+\/?$/.test(url) : /^https?:\/\/[^\s]+$/.test(url);
+    const ok = r.upstream.binding === 'GRPC' ? /^(grpcs?:\/\/)?[^/\s]+:\d+\/?$/.test(url) : /^https?:\/\/[^\s]+$/.test(url);
     if (r.card.signatures === 'resign' && !r.card.signingKey) {
       out.push({ path: `/routes/${i}/card/signatures`, message: 'resign needs card.signingKey' });
     }
     for (const p of r.upstream.allowedHosts.concat(r.hosts)) if (p.includes('/')) out.push({ path: `/routes/${i}`, message: `"${p}" is not a host name` });
     if (!ok) {
-      const want = r.upstream.binding === 'GRPC' ? 'host:port or grpc://host:port' : 'an http:// or https:// URL';
+      const want = r.upstream.binding === 'GRPC' ? 'host:port, grpc://host:port or grpcs://host:port' : 'an http:// or https:// URL';
       out.push({ path: `/routes/${i}/upstream/url`, message: `must be ${want}` });
     }
   });
@@ -76,18 +102,39 @@ function semanticProblems(routes: RouteConfig[]): Array<{ path: string; message:
 interface RawRoute {
   name: string;
   match?: { pathPrefix?: string; hosts?: string[]; tenant?: string };
-  upstream: { url: string; binding?: Binding | 'auto'; tenant?: unknown; allowedHosts?: string[] };
+  upstream: {
+    url: string;
+    binding?: Binding | 'auto';
+    tenant?: unknown;
+    allowedHosts?: string[];
+    tls?: { ca?: string; cert?: string; key?: string; servername?: string };
+    credentials?: 'forward' | 'strip' | { header: string; value?: string; valueEnv?: string; valueFile?: string };
+  };
   card?: RawCard;
   timeoutMs?: number;
   streamIdleTimeoutMs?: number;
   sseKeepAliveMs?: number;
   maxSseEventBytes?: number;
   maxBodyBytes?: number;
+  maxStringLength?: number;
   forwardHeaders?: string[];
   passThrough?: boolean;
   ssrfGuard?: boolean;
   rateLimit?: { requestsPerSecond: number; burst?: number; perCaller?: boolean };
   maxConcurrentStreams?: number;
+  auth?: RawAuth;
+}
+interface RawListenerTls {
+  cert: string;
+  key: string;
+  clientCa?: string;
+  requireClientCert?: boolean;
+}
+interface RawAuth {
+  apiKey?: { in?: 'header' | 'query' | 'cookie'; name: string; keys: Array<{ id: string; key?: string; keyEnv?: string }> };
+  jwt?: { jwksUrl?: string; jwksFile?: string; issuer?: string; audience?: string; clockSkewSeconds?: number; algorithms?: string[] };
+  mtls?: boolean;
+  advertise?: boolean;
 }
 interface RawCard {
   file?: string;
@@ -107,7 +154,7 @@ interface RawConfig {
   grpcReflection?: boolean;
   shutdownGraceMs?: number;
   tracing?: { otlpEndpoint: string; serviceName?: string; flushIntervalMs?: number };
-  listen?: { host?: string; httpPort?: number; grpcPort?: number };
+  listen?: { host?: string; httpPort?: number; grpcPort?: number; tls?: RawListenerTls };
   public?: { httpUrl?: string; grpcAddress?: string };
   log?: { level?: string };
   routes: RawRoute[];
@@ -129,6 +176,49 @@ function cardFromRaw(c: RawCard, baseDir: string): CardConfig {
   };
 }
 
+function upstreamTls(r: RawRoute['upstream'], baseDir: string): UpstreamTls | undefined {
+  const t = r.tls ?? (/^(https|grpcs):\/\//.test(r.url) ? {} : undefined);
+  if (!t) return undefined;
+  const file = (f: string | undefined): string | undefined => (f ? resolve(baseDir, f) : undefined);
+  return { ca: file(t.ca), cert: file(t.cert), key: file(t.key), servername: t.servername };
+}
+
+function readSecretFile(f: string): string {
+  try {
+    return readFileSync(f, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+function upstreamCredentials(c: RawRoute['upstream']['credentials'], authenticated: boolean, baseDir: string): UpstreamCredentials {
+  if (c === 'forward' || c === 'strip') return { mode: c };
+  if (c === undefined) return { mode: authenticated ? 'strip' : 'forward' };
+  const value = c.value ?? (c.valueEnv !== undefined ? process.env[c.valueEnv] : undefined) ?? (c.valueFile !== undefined ? readSecretFile(resolve(baseDir, c.valueFile)) : '');
+  return { mode: 'set', header: c.header.toLowerCase(), value };
+}
+
+function routeAuth(a: RawAuth | undefined, baseDir: string): RouteAuth | undefined {
+  if (!a) return undefined;
+  return {
+    apiKey: a.apiKey
+      ? { location: a.apiKey.in ?? 'header', name: a.apiKey.name, keys: a.apiKey.keys.map((k) => ({ id: k.id, key: k.key ?? process.env[k.keyEnv ?? ''] ?? '' })) }
+      : undefined,
+    jwt: a.jwt
+      ? {
+        jwksUrl: a.jwt.jwksUrl,
+        jwksFile: a.jwt.jwksFile ? resolve(baseDir, a.jwt.jwksFile) : undefined,
+        issuer: a.jwt.issuer,
+        audience: a.jwt.audience,
+        clockSkewSeconds: a.jwt.clockSkewSeconds ?? 30,
+        algorithms: a.jwt.algorithms,
+      }
+      : undefined,
+    mtls: a.mtls ?? false,
+    advertise: a.advertise ?? true,
+  };
+}
+
 /** `baseDir` resolves relative files (card, keys) against the config file's folder. */
 export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig {
   return {
@@ -138,6 +228,8 @@ export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig 
     tenant: r.match?.tenant,
     upstream: {
       url: r.upstream.url,
+      tls: upstreamTls(r.upstream, baseDir),
+      credentials: upstreamCredentials(r.upstream.credentials, r.auth !== undefined, baseDir),
       binding: r.upstream.binding ?? 'auto',
       tenant: tenantPolicy(r.upstream.tenant),
       allowedHosts: (r.upstream.allowedHosts ?? []).map((h) => h.toLowerCase()),
@@ -148,6 +240,7 @@ export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig 
     sseKeepAliveMs: r.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
     maxSseEventBytes: r.maxSseEventBytes ?? DEFAULTS.maxSseEventBytes,
     maxBodyBytes: r.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    maxStringLength: r.maxStringLength ?? DEFAULTS.maxStringLength,
     forwardHeaders: (r.forwardHeaders ?? []).map((h) => h.toLowerCase()),
     passThrough: r.passThrough ?? false,
     ssrfGuard: r.ssrfGuard ?? true,
@@ -155,6 +248,17 @@ export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig 
       ? { requestsPerSecond: r.rateLimit.requestsPerSecond, burst: r.rateLimit.burst ?? Math.max(1, Math.ceil(r.rateLimit.requestsPerSecond)), perCaller: r.rateLimit.perCaller ?? false }
       : undefined,
     maxConcurrentStreams: r.maxConcurrentStreams,
+    auth: routeAuth(r.auth, baseDir),
+  };
+}
+
+function listenerTls(t: RawListenerTls | undefined, baseDir: string): ListenerTls | undefined {
+  if (!t) return undefined;
+  return {
+    cert: resolve(baseDir, t.cert),
+    key: resolve(baseDir, t.key),
+    clientCa: t.clientCa ? resolve(baseDir, t.clientCa) : undefined,
+    requireClientCert: t.requireClientCert ?? t.clientCa !== undefined,
   };
 }
 
@@ -175,7 +279,12 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
   }
   const cfg = raw as unknown as RawConfig;
   const routes = cfg.routes.map((r) => routeFromRaw(r, baseDir));
-  const semantic = semanticProblems(routes);
+  const tls = listenerTls(cfg.listen?.tls, baseDir);
+  const semantic = semanticProblems(routes, cfg.routes, tls);
+  for (const k of ['cert', 'key', 'clientCa'] as const) {
+    const f = tls?.[k];
+    if (f !== undefined && !existsSync(f)) semantic.push({ path: `/listen/tls/${k}`, message: `file not found: ${relative(process.cwd(), f)}` });
+  }
   if (semantic.length > 0) {
     throw new ConfigError(semantic.map((p) => `${source}:${position(doc, lc, p.path)}: ${fieldPath(p.path)}: ${p.message}`));
   }
@@ -184,6 +293,7 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
     host: cfg.listen?.host ?? DEFAULTS.host,
     httpPort: cfg.listen?.httpPort ?? DEFAULTS.httpPort,
     grpcPort: cfg.listen?.grpcPort ?? DEFAULTS.grpcPort,
+    tls,
     publicHttpUrl: cfg.public?.httpUrl?.replace(/\/+$/, ''),
     publicGrpcAddress: cfg.public?.grpcAddress,
     logLevel: cfg.log?.level ?? DEFAULTS.logLevel,

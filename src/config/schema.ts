@@ -12,6 +12,17 @@ export const CONFIG_SCHEMA = {
         host: { type: 'string', minLength: 1 },
         httpPort: { type: 'integer', minimum: 0, maximum: 65535 },
         grpcPort: { type: 'integer', minimum: 0, maximum: 65535 },
+        tls: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['cert', 'key'],
+          properties: {
+            cert: { type: 'string', minLength: 1 },
+            key: { type: 'string', minLength: 1 },
+            clientCa: { type: 'string', minLength: 1 },
+            requireClientCert: { type: 'boolean' },
+          },
+        },
       },
     },
     public: {
@@ -72,6 +83,32 @@ export const CONFIG_SCHEMA = {
               url: { type: 'string', minLength: 1 },
               binding: { enum: ['JSONRPC', 'HTTP+JSON', 'GRPC', 'auto'] },
               allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 } },
+              tls: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  ca: { type: 'string', minLength: 1 },
+                  cert: { type: 'string', minLength: 1 },
+                  key: { type: 'string', minLength: 1 },
+                  servername: { type: 'string', minLength: 1 },
+                },
+              },
+              credentials: {
+                oneOf: [
+                  { enum: ['forward', 'strip'] },
+                  {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: ['header'],
+                    properties: {
+                      header: { type: 'string', pattern: '^[A-Za-z0-9-]+$' },
+                      value: { type: 'string', minLength: 1 },
+                      valueEnv: { type: 'string', minLength: 1 },
+                      valueFile: { type: 'string', minLength: 1 },
+                    },
+                  },
+                ],
+              },
               tenant: {
                 oneOf: [
                   { enum: ['keep', 'clear'] },
@@ -116,6 +153,7 @@ export const CONFIG_SCHEMA = {
           sseKeepAliveMs: { type: 'integer', minimum: 0 },
           maxSseEventBytes: { type: 'integer', minimum: 1 },
           maxBodyBytes: { type: 'integer', minimum: 1 },
+          maxStringLength: { type: 'integer', minimum: 1 },
           forwardHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },
           passThrough: { type: 'boolean' },
           ssrfGuard: { type: 'boolean' },
@@ -126,6 +164,45 @@ export const CONFIG_SCHEMA = {
             properties: { requestsPerSecond: { type: 'number', exclusiveMinimum: 0 }, burst: { type: 'integer', minimum: 1 }, perCaller: { type: 'boolean' } },
           },
           maxConcurrentStreams: { type: 'integer', minimum: 0 },
+          auth: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              apiKey: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['name', 'keys'],
+                properties: {
+                  in: { enum: ['header', 'query', 'cookie'] },
+                  name: { type: 'string', minLength: 1 },
+                  keys: {
+                    type: 'array',
+                    minItems: 1,
+                    items: {
+                      type: 'object',
+                      additionalProperties: false,
+                      required: ['id'],
+                      properties: { id: { type: 'string', minLength: 1 }, key: { type: 'string', minLength: 8 }, keyEnv: { type: 'string', minLength: 1 } },
+                    },
+                  },
+                },
+              },
+              jwt: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  jwksUrl: { type: 'string', pattern: '^https?://' },
+                  jwksFile: { type: 'string', minLength: 1 },
+                  issuer: { type: 'string', minLength: 1 },
+                  audience: { type: 'string', minLength: 1 },
+                  clockSkewSeconds: { type: 'integer', minimum: 0 },
+                  algorithms: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+                },
+              },
+              mtls: { type: 'boolean' },
+              advertise: { type: 'boolean' },
+            },
+          },
         },
       },
     },

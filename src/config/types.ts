@@ -7,9 +7,57 @@ export const BINDINGS: readonly Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
 /** What tenant the gateway sends upstream. */
 export type TenantPolicy = { mode: 'keep' } | { mode: 'clear' } | { mode: 'set'; value: string };
 
+/** TLS towards an upstream (`https://`, `grpcs://` or a `tls:` block): files are PEM, read at start and on reload. */
+export interface UpstreamTls {
+  /** CA bundle that signs the agent's certificate; undefined = the system's CAs. */
+  ca: string | undefined;
+  /** Client certificate and key (mTLS to the agent). */
+  cert: string | undefined;
+  key: string | undefined;
+  /** Name checked against the agent's certificate (and sent as SNI) instead of the URL's host. */
+  servername: string | undefined;
+}
+
+/** TLS on the gateway's listeners (HTTPS with h2 and HTTP/1.1; gRPC over TLS). */
+export interface ListenerTls {
+  cert: string;
+  key: string;
+  /** CA bundle for client certificates (mTLS); undefined = no client certificates asked for. */
+  clientCa: string | undefined;
+  /** Refuse the handshake without a valid client certificate (default true when clientCa is set). */
+  requireClientCert: boolean;
+}
+
+/** Where an API key travels (A2A APIKeySecurityScheme.location). */
+export type ApiKeyLocation = 'header' | 'query' | 'cookie';
+
+/** Authentication the gateway enforces on a route (§7.4); any configured scheme suffices. */
+export interface RouteAuth {
+  apiKey: { location: ApiKeyLocation; name: string; keys: Array<{ id: string; key: string }> } | undefined;
+  jwt: {
+    jwksUrl: string | undefined;
+    jwksFile: string | undefined;
+    issuer: string | undefined;
+    audience: string | undefined;
+    clockSkewSeconds: number;
+    algorithms: string[] | undefined;
+  } | undefined;
+  /** A client certificate verified by listen.tls.clientCa authenticates (its subject CN is the identity). */
+  mtls: boolean;
+  /** Describe the enforced schemes in the served card's securitySchemes / securityRequirements. */
+  advertise: boolean;
+}
+
+/** What reaches the upstream of the caller's credentials. */
+export type UpstreamCredentials = { mode: 'forward' } | { mode: 'strip' } | { mode: 'set'; header: string; value: string };
+
 export interface UpstreamConfig {
   /** JSON-RPC endpoint URL, REST base URL, gRPC host:port, or (auto) the agent's base/card URL. */
   url: string;
+  /** TLS settings; undefined = plain (or, for https://, the system's CAs). */
+  tls: UpstreamTls | undefined;
+  /** Default: strip when the route authenticates callers itself, else forward. */
+  credentials: UpstreamCredentials;
   binding: Binding | 'auto';
   tenant: TenantPolicy;
   /** Hosts (lower-case, no port) an upstream card's interface URLs may point at besides the upstream's own. */
@@ -63,6 +111,8 @@ export interface RouteConfig {
   /** Largest SSE event accepted from an upstream. */
   maxSseEventBytes: number;
   maxBodyBytes: number;
+  /** Longest string (characters) accepted anywhere in a request: ids, texts, metadata. */
+  maxStringLength: number;
   /** Lower-case header names forwarded upstream besides the always-forwarded ones. */
   forwardHeaders: string[];
   /** Same-binding calls are forwarded without decoding (no validation, no error normalization). */
@@ -73,6 +123,8 @@ export interface RouteConfig {
   rateLimit: { requestsPerSecond: number; burst: number; perCaller: boolean } | undefined;
   /** Open streams the route allows at once; undefined = no cap. */
   maxConcurrentStreams: number | undefined;
+  /** Authentication enforced by the gateway; undefined = none (the upstream's own). */
+  auth: RouteAuth | undefined;
 }
 
 export interface GatewayConfig {
@@ -81,6 +133,8 @@ export interface GatewayConfig {
   host: string;
   httpPort: number;
   grpcPort: number;
+  /** TLS for both listeners; undefined = plain HTTP and gRPC. */
+  tls: ListenerTls | undefined;
   /** Public base URLs used in served cards (the route prefix is appended); derived from the request when absent. */
   publicHttpUrl: string | undefined;
   publicGrpcAddress: string | undefined;
@@ -107,6 +161,7 @@ export const DEFAULTS = {
   sseKeepAliveMs: 15_000,
   maxSseEventBytes: 16 * 1024 * 1024,
   maxBodyBytes: 10 * 1024 * 1024,
+  maxStringLength: 1024 * 1024,
   logLevel: 'info',
   cardMaxAgeSeconds: 300,
   shutdownGraceMs: 10_000,

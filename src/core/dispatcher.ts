@@ -8,6 +8,9 @@
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
+import { Authenticator } from '../auth/authenticator.js';
+import { withUpstreamCredentials } from '../auth/upstream-credentials.js';
+import { tlsKey } from '../tls/upstream-tls.js';
 import type { Binding, RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
 import type { CardService } from '../card/card-service.js';
@@ -15,7 +18,9 @@ import type { RequestView } from '../card/public-address.js';
 import type { ResolvedUpstream } from '../card/upstream-card.js';
 import { UPSTREAM_VERSION } from './service-params.js';
 import { methodInfo } from './methods.js';
+import { redactError, secretsOf } from './secrets.js';
 import { ssrfViolations } from './ssrf-guard.js';
+import { stringLengthViolations } from './string-limit.js';
 import { Limits } from './limits.js';
 import { traceIdOf } from './trace-context.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -69,11 +74,24 @@ export class Dispatcher {
   ) {}
 
   private readonly limits = new Limits();
+  private readonly auth = new Authenticator();
 
-  /** The caller's identity for per-caller limits: its credentials (hashed), else its address. */
+  /** The caller's identity for per-caller limits when the route does not authenticate: its credentials (hashed), else its address. */
   private callerKey(ctx: CallContext): string {
     const auth = ctx.view.header('authorization');
     return auth ? createHash('sha256').update(auth).digest('base64url').slice(0, 16) : (ctx.view.remoteAddress ?? '-');
+  }
+
+  /**
+   * What every call passes before anything is sent upstream, translated or
+   * passed through: the route's authentication (§7.4), then its rate limit
+   * for the caller. Returns the caller's identity ("jwt:alice") or undefined.
+   */
+  async admit(ctx: CallContext): Promise<string | undefined> {
+    const principal = await this.auth.authenticate(ctx.route, ctx.view);
+    const caller = principal ? `${principal.scheme}:${principal.id}` : undefined;
+    await this.limits.admit(ctx.route, caller ?? this.callerKey(ctx));
+    return caller;
   }
 
   /** With OTLP export on: the call's span, and the envelope that carries it upstream as the parent. */
@@ -90,10 +108,10 @@ export class Dispatcher {
   }
 
   private client(route: RouteConfig, r: ResolvedUpstream): UpstreamClient {
-    const key = `${r.binding} ${r.url} ${route.timeoutMs} ${route.maxSseEventBytes}`;
+    const key = `${r.binding} ${r.url} ${route.timeoutMs} ${route.maxSseEventBytes} ${tlsKey(route.upstream.tls)}`;
     let c = this.clients.get(key);
     if (!c) {
-      c = this.makeClient(r.binding, { url: r.url, timeoutMs: route.timeoutMs, maxSseEventBytes: route.maxSseEventBytes });
+      c = this.makeClient(r.binding, { url: r.url, timeoutMs: route.timeoutMs, maxSseEventBytes: route.maxSseEventBytes, tls: route.upstream.tls });
       this.clients.set(key, c);
     }
     return c;
@@ -106,14 +124,18 @@ export class Dispatcher {
     return list.map((resolved) => ({ resolved, client: this.client(route, resolved) }));
   }
 
-  private withTenant(route: RouteConfig, env: Envelope, resolved: ResolvedUpstream): Envelope {
-    const policy = route.upstream.tenant;
+  /** The envelope as this upstream interface gets it: tenant policy, its A2A version, the route's credential policy. */
+  private forUpstream(ctx: CallContext, env: Envelope, resolved: ResolvedUpstream): Envelope {
+    const policy = ctx.route.upstream.tenant;
     const tenant = policy.mode === 'set' ? policy.value : policy.mode === 'clear' ? '' : env.tenant || resolved.tenant;
-    return { ...env, request: { ...env.request, tenant }, serviceParameters: { ...env.serviceParameters, version: resolved.version } };
+    const forwardedHeaders = withUpstreamCredentials(ctx.route, env.serviceParameters.forwardedHeaders, ctx.view.header);
+    return { ...env, request: { ...env.request, tenant }, serviceParameters: { ...env.serviceParameters, version: resolved.version, forwardedHeaders } };
   }
 
-  /** §3.3.4 checks the gateway makes from the upstream's card before calling it, and the SSRF guard (§13). */
+  /** Input limits and the SSRF guard (§13), then the §3.3.4 checks the gateway makes from the upstream's card before calling it. */
   private async checkCapabilities(route: RouteConfig, env: Envelope): Promise<void> {
+    const tooLong = stringLengthViolations(env.request, route.maxStringLength);
+    if (tooLong.length > 0) throw A2AError.invalidParams(tooLong, 'a string in the request exceeds the route\'s maxStringLength');
     if (route.ssrfGuard) {
       const violations = ssrfViolations(methodInfo(env.method).requestType, env.request);
       if (violations.length > 0) throw A2AError.invalidParams(violations, 'a file part URL was refused by the SSRF guard');
@@ -145,8 +167,9 @@ export class Dispatcher {
     const { env, span } = this.traced(original);
     let upstreamBinding: Binding | undefined;
     let reply: Reply;
+    let caller: string | undefined;
     try {
-      await this.limits.admit(ctx.route, this.callerKey(ctx));
+      caller = await this.admit(ctx);
       await this.checkCapabilities(ctx.route, env);
       const candidates = await this.upstreams(ctx.route);
       let response: ProtoObject | undefined;
@@ -154,7 +177,7 @@ export class Dispatcher {
         upstreamBinding = resolved.binding;
         try {
           const t0 = process.hrtime.bigint();
-          response = await client.unary(this.withTenant(ctx.route, env, resolved), ctx.signal);
+          response = await client.unary(this.forUpstream(ctx, env, resolved), ctx.signal);
           this.metrics.upstreamTime(ctx.route.name, env.method, resolved.binding, Number(process.hrtime.bigint() - t0) / 1e9);
           break;
         } catch (e) {
@@ -165,9 +188,9 @@ export class Dispatcher {
       if (env.method === 'GetExtendedAgentCard' && response) response = await this.cards.rewriteExtended(response, ctx.route, ctx.view);
       reply = { ok: true, response: response ?? {} };
     } catch (e) {
-      reply = { ok: false, error: asA2AError(e) };
+      reply = { ok: false, error: redactError(asA2AError(e), secretsOf(env, ctx.route, ctx.view)) };
     }
-    this.logCall(env.method, ctx, upstreamBinding, reply, started, { traceId: traceIdOf(env.serviceParameters.forwardedHeaders) });
+    this.logCall(env.method, ctx, upstreamBinding, reply, started, { traceId: traceIdOf(env.serviceParameters.forwardedHeaders), ...(caller ? { caller } : {}) });
     this.endSpan(span, env.method, ctx, upstreamBinding, reply);
     return reply;
   }
@@ -190,16 +213,17 @@ export class Dispatcher {
     let outcome: Reply = { ok: true, response: {} };
     let events = 0;
     let release: (() => void) | undefined;
+    let caller: string | undefined;
     this.metrics.streamOpened(ctx.route.name, ctx.inbound);
     try {
-      await this.limits.admit(ctx.route, this.callerKey(ctx));
+      caller = await this.admit(ctx);
       release = this.limits.openStream(ctx.route);
       await this.checkCapabilities(ctx.route, env);
       const first = (await this.upstreams(ctx.route))[0];
       if (!first) throw A2AError.of('UPSTREAM_UNAVAILABLE', 'no usable upstream interface');
       const { resolved, client } = first;
       upstreamBinding = resolved.binding;
-      const upstream = client.stream(this.withTenant(ctx.route, env, resolved), abort.signal);
+      const upstream = client.stream(this.forUpstream(ctx, env, resolved), abort.signal);
       for await (const event of withIdleTimeout(upstream, ctx.route.streamIdleTimeoutMs, abort)) {
         events++;
         this.metrics.streamEvent(ctx.route.name, ctx.inbound);
@@ -208,7 +232,7 @@ export class Dispatcher {
     } catch (e) {
       const err = this.shutdown.signal.aborted
         ? A2AError.of('SHUTTING_DOWN', 'the gateway is shutting down; retry on another replica')
-        : ctx.signal.aborted ? A2AError.of('CANCELLED', 'the caller went away') : asA2AError(e);
+        : ctx.signal.aborted ? A2AError.of('CANCELLED', 'the caller went away') : redactError(asA2AError(e), secretsOf(env, ctx.route, ctx.view));
       outcome = { ok: false, error: err };
       throw err;
     } finally {
@@ -218,7 +242,7 @@ export class Dispatcher {
       release?.();
       abort.abort();
       this.metrics.streamClosed(ctx.route.name, ctx.inbound);
-      this.logCall(env.method, ctx, upstreamBinding, outcome, started, { events, traceId: traceIdOf(env.serviceParameters.forwardedHeaders) });
+      this.logCall(env.method, ctx, upstreamBinding, outcome, started, { events, traceId: traceIdOf(env.serviceParameters.forwardedHeaders), ...(caller ? { caller } : {}) });
       this.endSpan(span, env.method, ctx, upstreamBinding, outcome);
     }
   }
@@ -234,6 +258,7 @@ export class Dispatcher {
       inbound: ctx.inbound,
       upstream: upstream ?? null,
       outcome,
+      ...(reply.ok ? {} : { error: reply.error.message }),
       durationMs: Math.round(durationMs * 1000) / 1000,
       ...extra,
     }, 'call');

@@ -1,7 +1,8 @@
 // Service parameters (spec §3.2.6, §3.6): reads A2A-Version and
 // A2A-Extensions from a case-insensitive header/metadata lookup, checks the
 // version (Major.Minor, patch ignored, empty = 0.3), and picks the headers
-// that are forwarded upstream (Authorization, W3C trace context, allow-list).
+// that are forwarded upstream (Authorization, W3C trace context, allow-list),
+// refusing values with CR/LF/NUL or over MAX_HEADER_VALUE_BYTES.
 import { A2AError } from '../errors/a2a-error.js';
 import type { ServiceParameters } from './envelope.js';
 import { withTraceContext } from './trace-context.js';
@@ -9,6 +10,17 @@ import { withTraceContext } from './trace-context.js';
 export const SUPPORTED_MAJOR = 1;
 export const UPSTREAM_VERSION = '1.0';
 const ALWAYS_FORWARDED = ['authorization', 'traceparent', 'tracestate'];
+/** Longest header value the gateway reads or forwards (HTTP/1.1 allows 16 KiB for all headers together). */
+export const MAX_HEADER_VALUE_BYTES = 8192;
+const CONTROL = /[\r\n\0]/;
+
+/** A header value the gateway will not read or pass on: CR, LF or NUL inside (header injection), or too long. */
+function checkedValue(name: string, v: string | undefined): string | undefined {
+  if (v === undefined) return v;
+  if (CONTROL.test(v)) throw A2AError.of('INVALID_REQUEST', `header ${name} contains a control character (CR, LF or NUL)`);
+  if (Buffer.byteLength(v) > MAX_HEADER_VALUE_BYTES) throw A2AError.of('INVALID_REQUEST', `header ${name} exceeds ${MAX_HEADER_VALUE_BYTES} bytes`);
+  return v;
+}
 
 /** Header lookup by lower-case name; multi-valued headers are comma-joined. */
 export type HeaderGetter = (lowerName: string) => string | undefined;
@@ -36,13 +48,13 @@ export function readServiceParameters(
   allowList: readonly string[],
   queryVersion?: string,
 ): ServiceParameters {
-  const version = negotiateVersion(header('a2a-version') ?? queryVersion);
+  const version = negotiateVersion(checkedValue('a2a-version', header('a2a-version')) ?? queryVersion);
   const forwardedHeaders: Record<string, string> = {};
   for (const name of [...ALWAYS_FORWARDED, ...allowList]) {
-    const v = header(name);
+    const v = checkedValue(name, header(name));
     if (v !== undefined) forwardedHeaders[name] = v;
   }
-  return { version, extensions: splitList(header('a2a-extensions')), forwardedHeaders: withTraceContext(forwardedHeaders) };
+  return { version, extensions: splitList(checkedValue('a2a-extensions', header('a2a-extensions'))), forwardedHeaders: withTraceContext(forwardedHeaders) };
 }
 
 /**

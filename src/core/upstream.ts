@@ -2,6 +2,7 @@
 // envelope to the agent over its binding and return the typed response, or
 // open a stream of StreamResponse events (§3.1.2, §3.1.6); failures are
 // thrown as A2AErrors (errors as data, §3.3.2).
+import type { UpstreamTls } from '../config/types.js';
 import type { Envelope } from './envelope.js';
 import type { ProtoObject } from '../proto/protojson.js';
 
@@ -10,6 +11,8 @@ export interface UpstreamTarget {
   url: string;
   timeoutMs: number;
   maxSseEventBytes: number;
+  /** TLS settings of the route's upstream (undefined = plain, or system CAs for https://). */
+  tls: UpstreamTls | undefined;
 }
 
 export interface UpstreamClient {

@@ -114,7 +114,7 @@ export const CATALOGUE = {
   SHUTTING_DOWN: gw(-32063, 'UNAVAILABLE', 503, 'The gateway is shutting down'),
   RATE_LIMITED: gw(-32064, 'RESOURCE_EXHAUSTED', 429, 'Rate or concurrency limit exceeded'),
   // Status-only errors an upstream may answer with; carried, not invented.
-  UNAUTHENTICATED: gw(-32055, 'UNAUTHENTICATED', 401, 'Unauthenticated', false),
+  UNAUTHENTICATED: gw(-32055, 'UNAUTHENTICATED', 401, 'Authentication required'),
   PERMISSION_DENIED: gw(-32056, 'PERMISSION_DENIED', 403, 'Permission denied', false),
   RESOURCE_EXHAUSTED: gw(-32057, 'RESOURCE_EXHAUSTED', 429, 'Resource exhausted', false),
   CANCELLED: gw(-32058, 'CANCELLED', 499, 'Cancelled', false),
@@ -177,7 +177,7 @@ export const WHEN = {
   UNSUPPORTED_MEDIA_TYPE: 'a request body that is not application/json or application/a2a+json',
   SHUTTING_DOWN: 'a stream still open when the shutdown grace period ends (retry on another replica)',
   RATE_LIMITED: "over the route's rateLimit or maxConcurrentStreams (RetryInfo; Retry-After on HTTP)",
-  UNAUTHENTICATED: 'passed on from an upstream that answered UNAUTHENTICATED / 401',
+  UNAUTHENTICATED: "missing or invalid credentials on a route with `auth` (ErrorInfo metadata `wwwAuthenticate`; the `WWW-Authenticate` header on HTTP, JSON-RPC too), or passed on from an upstream that answered UNAUTHENTICATED / 401",
   PERMISSION_DENIED: 'passed on from an upstream that answered PERMISSION_DENIED / 403',
   RESOURCE_EXHAUSTED: 'passed on from an upstream that answered RESOURCE_EXHAUSTED / 429',
   CANCELLED: 'the caller went away before the answer',

@@ -27,7 +27,12 @@ import { OtlpTracer } from '../ops/otlp.js';
 import { PROTO_DIR } from '../proto/registry.js';
 import { RouteTable } from '../routing/route-table.js';
 import { addAdminRoutes } from './admin.js';
+import { ListenerCertificates } from '../tls/listener-certificates.js';
+import { trackConnections } from './connections.js';
 import { buildHttpServer } from './http.js';
+
+/** Defence in depth: whatever object a log line carries, these keys never reach the output. */
+export const REDACT_PATHS = ['req.headers.authorization', 'req.headers.cookie', '*.authorization', '*.cookie', '*["x-api-key"]', '*.credentials', '*.*.credentials'];
 
 export interface RunningGateway {
   httpPort: number;
@@ -51,9 +56,9 @@ const UPSTREAM_CLIENTS: Record<Binding, (t: UpstreamTarget) => UpstreamClient> =
   GRPC: (t) => new GrpcUpstream(t),
 };
 
-function bindGrpc(server: grpc.Server, address: string): Promise<number> {
+function bindGrpc(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+    server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port)));
   });
 }
 
@@ -73,12 +78,13 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
 }
 
 export async function startGateway(config: GatewayConfig, logger?: Logger): Promise<RunningGateway> {
-  const log = logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.authorization'] });
+  const log = logger ?? pino({ level: config.logLevel, redact: REDACT_PATHS });
+  const certificates = config.tls ? new ListenerCertificates(config.tls, log) : undefined;
   const table = new RouteTable(config);
   const metrics = new Metrics();
   const ports = { http: config.httpPort, grpc: config.grpcPort };
   const store = new CardStore(log, metrics);
-  const cards = new CardService(store, () => ({ publicHttpUrl: table.config.publicHttpUrl, publicGrpcAddress: table.config.publicGrpcAddress, httpPort: ports.http, grpcPort: ports.grpc }), trustList(config.trustedProxies), log);
+  const cards = new CardService(store, () => ({ publicHttpUrl: table.config.publicHttpUrl, publicGrpcAddress: table.config.publicGrpcAddress, httpPort: ports.http, grpcPort: ports.grpc, tls: certificates !== undefined }), trustList(config.trustedProxies), log);
   const tracer = config.tracing ? new OtlpTracer(config.tracing, log) : undefined;
   const dispatcher = new Dispatcher((binding, target) => UPSTREAM_CLIENTS[binding](target), cards, log, metrics, tracer);
   const health = new Health(table, cards);
@@ -95,9 +101,10 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   grpcServer.addService(definition, handlers);
   health.addTo(grpcServer);
   if (config.grpcReflection) addReflection(grpcServer);
-  ports.grpc = await bindGrpc(grpcServer, hostPort(config.host, config.grpcPort));
+  ports.grpc = await bindGrpc(grpcServer, hostPort(config.host, config.grpcPort), certificates?.grpcCredentials() ?? grpc.ServerCredentials.createInsecure());
 
-  const app = buildHttpServer({ table, dispatcher, logger: log });
+  const app = buildHttpServer({ table, dispatcher, logger: log, tls: certificates });
+  const connections = trackConnections(app.server);
   const admin: FastifyInstance | undefined = config.admin ? Fastify({ loggerInstance: log as FastifyBaseLogger }) : undefined;
   addAdminRoutes(admin ?? app, health, metrics);
   ports.http = await listen(app, config.host, config.httpPort);
@@ -110,7 +117,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     closed ??= (async () => {
       health.stop();
       dispatcher.endStreams();
-      app.server.closeAllConnections();
+      connections.closeAll();
       await app.close();
       await admin?.close();
       grpcServer.forceShutdown();
@@ -125,10 +132,13 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   return {
     httpPort: ports.http,
     grpcPort: ports.grpc,
-    httpUrl: `http://${hostPort(config.host, ports.http)}`,
+    httpUrl: `${certificates ? 'https' : 'http'}://${hostPort(config.host, ports.http)}`,
     grpcAddress: hostPort(config.host, ports.grpc),
     adminUrl: adminPort !== undefined && config.admin ? `http://${hostPort(config.admin.host, adminPort)}` : undefined,
     reload(next: GatewayConfig) {
+      // Certificates are re-read on every reload (renewed files keep their paths); turning TLS on or off needs a restart.
+      if (certificates && next.tls) certificates.reload(next.tls);
+      else if (Boolean(next.tls) !== Boolean(config.tls)) log.warn('listen.tls was added or removed: that takes a restart; the listeners keep their current mode');
       table.swap(next);
       store.retain(next.routes);
       cards.reset();
@@ -141,7 +151,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
       await health.update();
       log.info({ graceMs, openStreams: dispatcher.activeStreams }, 'draining: no new calls; open streams end after the grace period');
       const httpClosed = app.close();
-      app.server.closeIdleConnections();
+      connections.closeIdle();
       const grpcClosed = new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve()));
       const deadline = Date.now() + graceMs;
       while (dispatcher.activeStreams > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

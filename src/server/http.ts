@@ -4,12 +4,16 @@
 // card (GET {prefix}/.well-known/agent-card.json). Bodies are read raw so
 // that every parse error is answered in the caller's binding.
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { HttpAnswer, HttpCall } from '../bindings/http-request.js';
+import { errorHeaders } from '../bindings/http-error-headers.js';
 import { errorResponse } from '../bindings/jsonrpc/wire.js';
 import { JsonRpcInbound } from '../bindings/jsonrpc/inbound.js';
 import { RestInbound, restError } from '../bindings/rest/inbound.js';
+import { errorBody } from '../bindings/rest/wire.js';
 import type { RequestView } from '../card/public-address.js';
 import { matchRestPath } from '../bindings/rest/paths.js';
 import { pipeline } from 'node:stream/promises';
@@ -21,12 +25,28 @@ import type { RouteConfig } from '../config/types.js';
 import { writeSse } from '../sse/writer.js';
 import type { Dispatcher } from '../core/dispatcher.js';
 import { A2AError } from '../errors/a2a-error.js';
+import type { ListenerCertificates } from '../tls/listener-certificates.js';
+import { verifiedPeer } from '../tls/peer-certificate.js';
 import type { RouteTable } from '../routing/route-table.js';
 
 export interface HttpServerDeps {
   table: RouteTable;
   dispatcher: Dispatcher;
   logger: Logger;
+  /** HTTPS with h2 and HTTP/1.1 (ALPN) when given; plain HTTP/1.1 otherwise. */
+  tls?: ListenerCertificates | undefined;
+}
+
+/** Host header, or the h2 :authority pseudo-header. */
+function hostOf(req: FastifyRequest): string | undefined {
+  const h = req.headers.host ?? req.headers[':authority'];
+  return Array.isArray(h) ? h[0] : h;
+}
+
+/** The socket that carries the request: an h2 stream's session socket, or the HTTP/1.1 socket. */
+function tlsSocketOf(req: FastifyRequest): unknown {
+  const raw = req.raw as { stream?: { session?: { socket?: unknown } } };
+  return raw.stream?.session?.socket ?? req.raw.socket;
 }
 
 function splitUrl(url: string): { path: string; query: URLSearchParams } {
@@ -57,7 +77,7 @@ function send(reply: FastifyReply, a: HttpAnswer): FastifyReply {
  */
 function earlyError(method: string, rest: string, err: A2AError): HttpAnswer {
   if (isJsonRpcPath(method, rest) || (method === 'POST' && !isRestPath(method, rest))) {
-    return { status: err.row.http, headers: { 'content-type': 'application/json' }, body: JSON.stringify(errorResponse(null, err)) };
+    return { status: err.row.http, headers: { 'content-type': 'application/json', ...errorHeaders(err) }, body: JSON.stringify(errorResponse(null, err)) };
   }
   return restError(err);
 }
@@ -65,6 +85,9 @@ function earlyError(method: string, rest: string, err: A2AError): HttpAnswer {
 export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
   const bodyLimit = Math.max(1, ...deps.table.config.routes.map((r) => r.maxBodyBytes));
   const app = Fastify({
+    // HTTPS is fastify's http2 server with HTTP/1.1 fallback; its request and reply
+    // objects are the node:http2 compatibility API, used below as node:http ones.
+    ...((deps.tls ? { http2: true, https: deps.tls.httpsOptions() } : {}) as object),
     loggerInstance: deps.logger as FastifyBaseLogger,
     // The dispatcher logs one line per call; fastify's own request logs are off.
     logController: new LogController({ disableRequestLogging: true }),
@@ -74,11 +97,22 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       const { path } = splitUrl(req.url ?? '/');
       void send(reply, earlyError(req.method ?? 'GET', path, A2AError.of('INVALID_REQUEST', error.message)));
     },
+    // Node's HTTP parser refuses a request before any route sees it (bad framing, CR/LF in a header,
+    // headers over 16 KiB): the binding is unknown then, so the answer is the REST error form.
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+      if (!socket.writable) return void socket.destroy();
+      const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+      const status = tooLarge ? 431 : 400;
+      const err = A2AError.of('INVALID_REQUEST', tooLarge ? 'request headers are too large' : `malformed HTTP request (${error.code ?? 'parse error'})`);
+      const body = JSON.stringify({ error: { ...(errorBody(err).error as object), code: status } });
+      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/a2a+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && given.length > 0 && given.length <= 128 ? given : randomUUID();
     },
-  });
+  }) as unknown as FastifyInstance;
+  if (deps.tls) deps.tls.track(app.server as unknown as { setSecureContext(o: object): void });
   const jsonrpc = new JsonRpcInbound(deps.dispatcher);
   const rest = new RestInbound(deps.dispatcher);
   const passThrough = new HttpPassThrough(deps.dispatcher);
@@ -89,7 +123,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 
   const locate = (req: FastifyRequest): { path: string; query: URLSearchParams; group: RouteConfig[]; rest: string } => {
     const { path, query } = splitUrl(req.url);
-    const candidates = deps.table.router.httpCandidates(req.headers.host, path);
+    const candidates = deps.table.router.httpCandidates(hostOf(req), path);
     const first = candidates[0];
     const group = first ? candidates.filter((c) => c.route.pathPrefix === first.route.pathPrefix).map((c) => c.route) : [];
     return { path, query, group, rest: first ? first.rest : path };
@@ -116,16 +150,22 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       });
       if (req.method === 'GET' && path === WELL_KNOWN_CARD) {
         // A route bound to a host also serves its card at that host's root.
-        const byHost = deps.table.router.hostRoute(req.headers.host);
+        const byHost = deps.table.router.hostRoute(hostOf(req));
         if (byHost && group[0]?.pathPrefix !== '') group.unshift(byHost);
       }
-      if (group.length === 0) return send(reply, earlyError(req.method, path, A2AError.of('NO_ROUTE', `no route for ${req.headers.host ?? ''}${path}`)));
+      if (group.length === 0) return send(reply, earlyError(req.method, path, A2AError.of('NO_ROUTE', `no route for ${hostOf(req) ?? ''}${path}`)));
       const headers = req.headers;
       const header = (name: string): string | undefined => {
         const v = headers[name];
         return Array.isArray(v) ? v.join(',') : v;
       };
-      const view = { host: req.headers.host, remoteAddress: req.socket.remoteAddress, header };
+      const view: RequestView = {
+        host: hostOf(req),
+        remoteAddress: req.socket.remoteAddress,
+        header,
+        query: (name) => query.get(name) ?? undefined,
+        peerCertificate: () => verifiedPeer(tlsSocketOf(req)),
+      };
       if (req.method === 'GET' && below === WELL_KNOWN_CARD) return send(reply, await serveCard(group[0]!, view));
       const call: HttpCall = {
         method: req.method,
@@ -150,8 +190,8 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         } catch (e) {
           const err = asA2AError(e);
           const answer = earlyError(req.method, below, err);
-          // JSON-RPC-level errors travel in HTTP 200, as on the translated path.
-          if (inbound === 'JSONRPC' && err.errorName !== 'PAYLOAD_TOO_LARGE') answer.status = 200;
+          // JSON-RPC-level errors travel in HTTP 200, as on the translated path (413 and 401 keep theirs).
+          if (inbound === 'JSONRPC' && err.errorName !== 'PAYLOAD_TOO_LARGE' && err.errorName !== 'UNAUTHENTICATED') answer.status = 200;
           return send(reply, answer);
         }
       }

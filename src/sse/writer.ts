@@ -10,16 +10,20 @@ import { drained } from '../util/drained.js';
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache',
-  connection: 'keep-alive',
   'x-accel-buffering': 'no',
 } as const;
+
+/** `Connection` is an HTTP/1.1 header; HTTP/2 forbids it (RFC 9113 §8.2.2). */
+function sseHeaders(res: ServerResponse): Record<string, string> {
+  return res.req?.httpVersionMajor === 2 ? SSE_HEADERS : { ...SSE_HEADERS, connection: 'keep-alive' };
+}
 
 export function formatFrame(f: SseFrame): string {
   return `${f.event ? `event: ${f.event}\n` : ''}data: ${f.data}\n\n`;
 }
 
 export async function writeSse(res: ServerResponse, frames: AsyncIterable<SseFrame>, keepAliveMs: number, extraHeaders: Record<string, string> = {}): Promise<void> {
-  res.writeHead(200, { ...extraHeaders, ...SSE_HEADERS });
+  res.writeHead(200, { ...extraHeaders, ...sseHeaders(res) });
   res.flushHeaders();
   const gone = (): boolean => res.destroyed || res.writableEnded;
   const keepAlive = keepAliveMs > 0

@@ -2,10 +2,12 @@
 // outbound): one undici keep-alive Pool per upstream origin, the request
 // timeout, streamed bodies for SSE (pulled, so a slow caller slows the
 // upstream), and transport failures turned into gateway errors
-// (connection refused or dropped → UPSTREAM_UNAVAILABLE, timeout →
+// (connection refused or dropped, TLS failure → UPSTREAM_UNAVAILABLE, timeout →
 // UPSTREAM_TIMEOUT, caller gone → CANCELLED).
 import { Pool, type Dispatcher } from 'undici';
+import type { UpstreamTls } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
+import { isTlsFailure, undiciConnect } from '../tls/upstream-tls.js';
 import { readSse, SseEventTooLarge, type SseEvent } from '../sse/reader.js';
 
 export interface HttpAnswer {
@@ -47,9 +49,10 @@ export class HttpPool {
   /** Path of the base URL without a trailing slash ("" for the origin). */
   readonly basePath: string;
 
-  constructor(baseUrl: string, private readonly timeoutMs: number) {
+  constructor(baseUrl: string, private readonly timeoutMs: number, tls?: UpstreamTls) {
     const u = new URL(baseUrl);
-    this.pool = new Pool(u.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
+    const connect = undiciConnect(tls);
+    this.pool = new Pool(u.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000, ...(connect ? { connect } : {}) });
     this.basePath = u.pathname.replace(/\/+$/, '');
   }
 
@@ -58,6 +61,8 @@ export class HttpPool {
     const code = codeOf(e);
     if (timedOut || TIMEOUT.has(code)) return A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${this.timeoutMs} ms`);
     if (signal.aborted) return A2AError.of('CANCELLED', 'the call was cancelled');
+    const reason = `${code} ${(e as Error).message ?? ''}`;
+    if (isTlsFailure(reason)) return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream TLS failure: ${(e as Error).message} (${code})`);
     if (REFUSED.has(code) || stage === 'body') {
       return A2AError.of('UPSTREAM_UNAVAILABLE', stage === 'body' ? `upstream connection dropped mid-stream (${code || (e as Error).message})` : `upstream unreachable (${code})`);
     }

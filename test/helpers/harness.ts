@@ -24,7 +24,7 @@ export interface Harness {
 
 export function gatewayConfig(routes: Parameters<typeof routeFromRaw>[0][], extra: Partial<GatewayConfig> = {}): GatewayConfig {
   return {
-    source: '<test>', host: '127.0.0.1', httpPort: 0, grpcPort: 0, publicHttpUrl: undefined, publicGrpcAddress: undefined,
+    source: '<test>', host: '127.0.0.1', httpPort: 0, grpcPort: 0, tls: undefined, publicHttpUrl: undefined, publicGrpcAddress: undefined,
     logLevel: 'silent', trustedProxies: [], admin: undefined, grpcReflection: true, shutdownGraceMs: 10_000, tracing: undefined, routes: routes.map((r) => routeFromRaw(r)), ...extra,
   };
 }
@@ -66,6 +66,8 @@ export interface WireResult {
   status?: string;
   details?: JsonObject[];
   httpStatus?: number;
+  /** HTTP response headers (HTTP bindings). */
+  headers?: Record<string, string | string[] | undefined>;
   raw?: unknown;
 }
 
@@ -85,8 +87,8 @@ export async function callJsonRpc(gw: RunningGateway, method: MethodName, params
   });
   const body = (await res.body.json()) as JsonObject;
   const err = body.error as JsonObject | undefined;
-  if (err) return { ok: false, code: err.code as number, message: err.message as string, details: (err.data as JsonObject[]) ?? [], httpStatus: res.statusCode, raw: body };
-  return { ok: true, result: body.result as JsonObject, httpStatus: res.statusCode, raw: body };
+  if (err) return { ok: false, code: err.code as number, message: err.message as string, details: (err.data as JsonObject[]) ?? [], httpStatus: res.statusCode, headers: res.headers, raw: body };
+  return { ok: true, result: body.result as JsonObject, httpStatus: res.statusCode, headers: res.headers, raw: body };
 }
 
 /** REST call built the way §11.3/§11.5 say, from the method's http rule. */
@@ -113,9 +115,9 @@ export async function callRest(gw: RunningGateway, method: MethodName, params: J
   const body = JSON.parse(text) as JsonObject;
   const err = body.error as JsonObject | undefined;
   if (res.statusCode >= 400) {
-    return { ok: false, code: err?.code as number, status: err?.status as string, message: err?.message as string, details: (err?.details as JsonObject[]) ?? [], httpStatus: res.statusCode, raw: body };
+    return { ok: false, code: err?.code as number, status: err?.status as string, message: err?.message as string, details: (err?.details as JsonObject[]) ?? [], httpStatus: res.statusCode, headers: res.headers, raw: body };
   }
-  return { ok: true, result: body, httpStatus: res.statusCode, raw: res.headers['content-type'] };
+  return { ok: true, result: body, httpStatus: res.statusCode, headers: res.headers, raw: res.headers['content-type'] };
 }
 
 const grpcClients = new Map<string, grpc.Client>();

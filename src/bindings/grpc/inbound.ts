@@ -3,12 +3,14 @@
 // protobuf is INVALID_ARGUMENT; service parameters come from metadata
 // (§10.2); errors go out as status + grpc-status-details-bin (§10.6).
 import * as grpc from '@grpc/grpc-js';
+import { fromNodeCertificate } from '../../tls/peer-certificate.js';
 import type { Binding } from '../../config/types.js';
 import { checkRequired } from '../../core/decode.js';
 import { asA2AError, type CallContext, type Dispatcher } from '../../core/dispatcher.js';
 import type { Envelope } from '../../core/envelope.js';
 import { METHODS, type MethodInfo } from '../../core/methods.js';
-import { readServiceParameters } from '../../core/service-params.js';
+import { readServiceParameters, type HeaderGetter } from '../../core/service-params.js';
+import type { RequestView } from '../../card/public-address.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { ProtoObject } from '../../proto/protojson.js';
 import { A2A_SERVICE } from '../../proto/registry.js';
@@ -29,6 +31,17 @@ const identity = (b: Buffer): Buffer => b;
 let nextId = 0;
 
 /** "ipv4:127.0.0.1:5000" / "ipv6:[::1]:5000" → the address. */
+/** What the core may know of a gRPC caller: authority, peer address, metadata, verified client certificate. */
+function viewOf(call: GrpcCall, header: HeaderGetter): RequestView {
+  return {
+    host: call.getHost?.() ?? header(':authority'),
+    remoteAddress: peerAddress(call.getPeer()),
+    header,
+    grpc: true,
+    peerCertificate: () => fromNodeCertificate(call.getAuthContext()?.sslPeerCertificate),
+  };
+}
+
 function peerAddress(peer: string): string | undefined {
   const m = /^(?:ipv[46]:)?\[?([^\]]+?)\]?:\d+$/.exec(peer);
   return m?.[1];
@@ -68,12 +81,12 @@ export class GrpcInbound {
       handlers[info.name] = info.streaming
         ? (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
             const pt = this.passThroughRoute(call);
-            if (pt) this.passThrough.stream(info, pt, call, headerGetter(call.metadata), `grpc-${++nextId}`);
+            if (pt) void this.passThrough.stream(info, pt, call, viewOf(call, headerGetter(call.metadata)), `grpc-${++nextId}`);
             else void this.serverStream(info, call);
           }
         : (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
             const pt = this.passThroughRoute(call);
-            if (pt) return this.passThrough.unary(info, pt, call, headerGetter(call.metadata), `grpc-${++nextId}`, callback);
+            if (pt) return void this.passThrough.unary(info, pt, call, viewOf(call, headerGetter(call.metadata)), `grpc-${++nextId}`, callback);
             this.unary(info, call).then(
               (bytes) => callback(null, bytes),
               (e: unknown) => callback(toServiceError(asA2AError(e)) as grpc.ServiceError),
@@ -122,7 +135,7 @@ export class GrpcInbound {
     }
     return {
       env: { method: info.name, serviceParameters, tenant, request },
-      ctx: { route, inbound: INBOUND, requestId, signal: abort.signal, view: { host, remoteAddress: peerAddress(call.getPeer()), header, grpc: true } },
+      ctx: { route, inbound: INBOUND, requestId, signal: abort.signal, view: viewOf(call, header) },
     };
   }
 

@@ -11,6 +11,7 @@ import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { ProtoObject } from '../../proto/protojson.js';
 import { A2A_SERVICE } from '../../proto/registry.js';
+import { grpcChannel } from '../../tls/upstream-tls.js';
 import { fromServiceError } from './status.js';
 
 const identity = (b: Buffer): Buffer => b;
@@ -23,7 +24,7 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
 };
 
 export function grpcAddress(url: string): string {
-  return url.replace(/^grpc:\/\//, '').replace(/\/+$/, '');
+  return url.replace(/^grpcs?:\/\//, '').replace(/\/+$/, '');
 }
 
 function decode(info: MethodInfo, bytes: Buffer | undefined): ProtoObject {
@@ -38,7 +39,8 @@ export class GrpcUpstream implements UpstreamClient {
   private readonly client: grpc.Client;
 
   constructor(private readonly target: UpstreamTarget) {
-    this.client = new grpc.Client(grpcAddress(target.url), grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    const { credentials, options } = grpcChannel(target.tls);
+    this.client = new grpc.Client(grpcAddress(target.url), credentials, { ...CHANNEL_OPTIONS, ...options });
   }
 
   private call(env: Envelope): { info: MethodInfo; path: string; body: Buffer; metadata: grpc.Metadata } {

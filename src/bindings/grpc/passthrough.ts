@@ -3,12 +3,16 @@
 // and answer bytes are forwarded without decoding (identity serializers), the
 // upstream's status and trailers (grpc-status-details-bin) passed back as
 // they are, streams relayed with backpressure; the version check, routing,
-// logs and metrics stay. One channel per upstream, reused.
+// authentication, rate limits, credential policy, logs and metrics stay.
+// One channel per upstream (and TLS settings), reused.
 import * as grpc from '@grpc/grpc-js';
+import { withUpstreamCredentials } from '../../auth/upstream-credentials.js';
+import type { RequestView } from '../../card/public-address.js';
 import type { RouteConfig } from '../../config/types.js';
-import type { Dispatcher } from '../../core/dispatcher.js';
+import { grpcChannel, tlsKey } from '../../tls/upstream-tls.js';
+import { asA2AError, type Dispatcher } from '../../core/dispatcher.js';
 import type { MethodInfo } from '../../core/methods.js';
-import { passThroughHeaders, type HeaderGetter } from '../../core/service-params.js';
+import { passThroughHeaders } from '../../core/service-params.js';
 import { A2AError, grpcNameOf, nameFromGrpc } from '../../errors/a2a-error.js';
 import { A2A_SERVICE } from '../../proto/registry.js';
 import { drained } from '../../util/drained.js';
@@ -24,19 +28,23 @@ export class GrpcPassThrough {
 
   private client(route: RouteConfig): grpc.Client {
     const address = grpcAddress(route.upstream.url);
-    let c = this.clients.get(address);
+    const key = `${address} ${tlsKey(route.upstream.tls)}`;
+    let c = this.clients.get(key);
     if (!c) {
-      c = new grpc.Client(address, grpc.credentials.createInsecure());
-      this.clients.set(address, c);
+      const { credentials, options } = grpcChannel(route.upstream.tls);
+      c = new grpc.Client(address, credentials, options);
+      this.clients.set(key, c);
     }
     return c;
   }
 
-  /** The version check and size limit, then the metadata to send upstream. */
-  private metadata(header: HeaderGetter, route: RouteConfig, request: Buffer): grpc.Metadata {
+  /** The size limit, version check, authentication and rate limit, then the metadata to send upstream. */
+  private async metadata(view: RequestView, route: RouteConfig, request: Buffer, requestId: string): Promise<grpc.Metadata> {
     if (request.length > route.maxBodyBytes) throw A2AError.of('PAYLOAD_TOO_LARGE', `request message exceeds the route's limit of ${route.maxBodyBytes} bytes`);
+    const headers = passThroughHeaders(view.header, route.forwardHeaders);
+    await this.dispatcher.admit({ route, inbound: 'GRPC', requestId, signal: new AbortController().signal, view });
     const md = new grpc.Metadata();
-    for (const [k, v] of Object.entries(passThroughHeaders(header, route.forwardHeaders))) md.set(k, v);
+    for (const [k, v] of Object.entries(withUpstreamCredentials(route, headers, view.header))) md.set(k, v);
     return md;
   }
 
@@ -46,20 +54,21 @@ export class GrpcPassThrough {
   }
 
   /** The metadata to send, or undefined after answering the caller with the refusal. */
-  private checked(info: MethodInfo, route: RouteConfig, request: Buffer, header: HeaderGetter, requestId: string, started: bigint, refuse: (e: grpc.ServiceError) => void): grpc.Metadata | undefined {
+  private async checked(info: MethodInfo, route: RouteConfig, request: Buffer, view: RequestView, requestId: string, started: bigint, refuse: (e: grpc.ServiceError) => void): Promise<grpc.Metadata | undefined> {
     try {
-      return this.metadata(header, route, request);
+      return await this.metadata(view, route, request, requestId);
     } catch (e) {
-      this.log(info, route, requestId, started, e as A2AError);
-      refuse(toServiceError(e as A2AError) as grpc.ServiceError);
+      const err = asA2AError(e);
+      this.log(info, route, requestId, started, err);
+      refuse(toServiceError(err) as grpc.ServiceError);
       return undefined;
     }
   }
 
-  unary(info: MethodInfo, route: RouteConfig, call: grpc.ServerUnaryCall<Buffer, Buffer>, header: HeaderGetter, requestId: string, callback: grpc.sendUnaryData<Buffer>): void {
+  async unary(info: MethodInfo, route: RouteConfig, call: grpc.ServerUnaryCall<Buffer, Buffer>, view: RequestView, requestId: string, callback: grpc.sendUnaryData<Buffer>): Promise<void> {
     const started = process.hrtime.bigint();
-    const md = this.checked(info, route, call.request, header, requestId, started, (e) => callback(e));
-    if (!md) return;
+    const md = await this.checked(info, route, call.request, view, requestId, started, (e) => callback(e));
+    if (!md || call.cancelled) return;
     const upstream = this.client(route).makeUnaryRequest(`/${A2A_SERVICE}/${info.name}`, identity, identity, call.request, md,
       { deadline: Date.now() + route.timeoutMs }, (err, value) => {
         this.log(info, route, requestId, started, err ?? undefined);
@@ -69,10 +78,10 @@ export class GrpcPassThrough {
     call.on('cancelled', () => upstream.cancel());
   }
 
-  stream(info: MethodInfo, route: RouteConfig, call: grpc.ServerWritableStream<Buffer, Buffer>, header: HeaderGetter, requestId: string): void {
+  async stream(info: MethodInfo, route: RouteConfig, call: grpc.ServerWritableStream<Buffer, Buffer>, view: RequestView, requestId: string): Promise<void> {
     const started = process.hrtime.bigint();
-    const md = this.checked(info, route, call.request, header, requestId, started, (e) => call.emit('error', e));
-    if (!md) return;
+    const md = await this.checked(info, route, call.request, view, requestId, started, (e) => call.emit('error', e));
+    if (!md || call.cancelled) return;
     const upstream = this.client(route).makeServerStreamRequest(`/${A2A_SERVICE}/${info.name}`, identity, identity, call.request, md, {});
     call.on('cancelled', () => upstream.cancel());
     void (async () => {

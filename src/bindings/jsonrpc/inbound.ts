@@ -1,7 +1,8 @@
 // JSON-RPC 2.0 inbound (spec §9): decodes POSTed requests (single, batch,
 // notification) into envelopes, hands them to the dispatcher, and writes the
 // JSON-RPC responses. Transport-level rejections (415 Content-Type, 413 body
-// size) keep their HTTP status; every JSON-RPC-level answer is HTTP 200.
+// size) keep their HTTP status, as does a failed authentication (401 with
+// WWW-Authenticate, §7.4); every other JSON-RPC-level answer is HTTP 200.
 // Streaming methods (§9.4.2, §9.4.6) answer text/event-stream whose events are
 // JSON-RPC responses with the request's id; an error before the first event
 // is a plain JSON-RPC error, one after it a final `event: error` response.
@@ -15,6 +16,7 @@ import { A2AError } from '../../errors/a2a-error.js';
 import { toJson, type Json, type JsonObject } from '../../proto/protojson.js';
 import { exposes } from '../../card/served-card.js';
 import { tenantMatches } from '../../routing/router.js';
+import { errorHeaders } from '../http-error-headers.js';
 import { mediaType, type HttpAnswer, type HttpCall, type RouteCandidates } from '../http-request.js';
 import { openSse } from '../sse-answer.js';
 import { errorResponse, resultResponse, type JsonRpcId } from './wire.js';
@@ -25,6 +27,16 @@ const HEADERS = { 'content-type': 'application/json' };
 
 function answer(status: number, body: Json | undefined): HttpAnswer {
   return body === undefined ? { status: 204, headers: {} } : { status, headers: HEADERS, body: JSON.stringify(body) };
+}
+
+/**
+ * A single call's error: HTTP 200 as every JSON-RPC-level answer, except an
+ * authentication failure, which is 401 with `WWW-Authenticate` (§7.4) so that
+ * HTTP clients and proxies see the challenge; Retry-After rides along on 200s.
+ */
+function errorAnswer(body: Json | undefined, err: A2AError): HttpAnswer {
+  const a = answer(err.errorName === 'UNAUTHENTICATED' && body !== undefined ? 401 : 200, body);
+  return { ...a, headers: { ...a.headers, ...errorHeaders(err) } };
 }
 
 function isValidId(id: unknown): id is JsonRpcId {
@@ -70,7 +82,9 @@ export class JsonRpcInbound {
     }
     const prepared = this.prepare(parsed, call, candidates, false);
     if (!prepared.done && prepared.info.streaming) return this.stream(prepared, call);
-    return answer(200, await this.unary(prepared, call));
+    let failure: A2AError | undefined;
+    const body = await this.unary(prepared, call, (e) => (failure = e));
+    return failure ? errorAnswer(body, failure) : answer(200, body);
   }
 
   private prepare(req: unknown, call: HttpCall, candidates: RouteCandidates, inBatch: boolean): Prepared {
@@ -110,9 +124,10 @@ export class JsonRpcInbound {
   }
 
   /** One unary request → its response, or undefined for a notification. */
-  private async unary(p: Prepared, call: HttpCall): Promise<JsonObject | undefined> {
+  private async unary(p: Prepared, call: HttpCall, failed?: (err: A2AError) => void): Promise<JsonObject | undefined> {
     if (p.done) return p.response;
     const reply = await this.dispatcher.unary(p.env, { route: p.route, inbound: INBOUND, requestId: call.requestId, signal: call.signal, view: call.view });
+    if (!reply.ok) failed?.(reply.error);
     if (!p.hasId) return undefined;
     return reply.ok ? resultResponse(p.id, toJson(p.info.responseType, reply.response)) : errorResponse(p.id, reply.error);
   }
@@ -125,6 +140,6 @@ export class JsonRpcInbound {
       (err) => ({ event: 'error', data: JSON.stringify(errorResponse(p.id, err)) }),
       p.route.sseKeepAliveMs,
     );
-    return opened.ok ? opened.answer : answer(200, errorResponse(p.id, opened.error));
+    return opened.ok ? opened.answer : errorAnswer(errorResponse(p.id, opened.error), opened.error);
   }
 }

@@ -21,7 +21,7 @@ export class JsonRpcUpstream implements UpstreamClient {
   private nextId = 1;
 
   constructor(private readonly target: UpstreamTarget) {
-    this.pool = new HttpPool(target.url, target.timeoutMs);
+    this.pool = new HttpPool(target.url, target.timeoutMs, target.tls);
     const u = new URL(target.url);
     this.path = `${u.pathname}${u.search}` || '/';
   }

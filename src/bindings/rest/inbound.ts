@@ -10,7 +10,7 @@ import { asA2AError, type Dispatcher } from '../../core/dispatcher.js';
 import type { MethodInfo } from '../../core/methods.js';
 import { readServiceParameters } from '../../core/service-params.js';
 import { A2AError } from '../../errors/a2a-error.js';
-import { retryAfterSeconds } from '../../core/limits.js';
+import { errorHeaders } from '../http-error-headers.js';
 import { toJson, type Json, type JsonObject } from '../../proto/protojson.js';
 import { exposes } from '../../card/served-card.js';
 import { tenantMatches } from '../../routing/router.js';
@@ -28,8 +28,7 @@ export function restAnswer(status: number, body: Json): HttpAnswer {
 
 export function restError(err: A2AError): HttpAnswer {
   const answer = restAnswer(err.row.http, errorBody(err));
-  const retry = retryAfterSeconds(err);
-  if (retry !== undefined) answer.headers['retry-after'] = String(retry);
+  Object.assign(answer.headers, errorHeaders(err));
   return answer;
 }
 

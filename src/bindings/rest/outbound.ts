@@ -42,7 +42,7 @@ export class RestUpstream implements UpstreamClient {
   private readonly pool: HttpPool;
 
   constructor(private readonly target: UpstreamTarget) {
-    this.pool = new HttpPool(target.url, target.timeoutMs);
+    this.pool = new HttpPool(target.url, target.timeoutMs, target.tls);
   }
 
   private request(env: Envelope, info: MethodInfo, accept: string): HttpRequestOptions {

@@ -1,0 +1,43 @@
+// TLS towards upstream agents (§7.1, §7.2): `https://` and `grpcs://` URLs or
+// a route's `upstream.tls` block give a custom CA, a client certificate for
+// mTLS to the agent, and a servername (SNI and the name checked in the
+// agent's certificate). The PEM files are read when the upstream client is
+// made (again after a reload). Certificates are always verified: a failure
+// is UPSTREAM_UNAVAILABLE with the TLS reason in the log line, never skipped.
+import { readFileSync } from 'node:fs';
+import * as grpc from '@grpc/grpc-js';
+import type { UpstreamTls } from '../config/types.js';
+
+/** undici `connect` options (tls.connect) for an https upstream. */
+export function undiciConnect(tls: UpstreamTls | undefined): { ca?: Buffer; cert?: Buffer; key?: Buffer; servername?: string; rejectUnauthorized: true } | undefined {
+  if (!tls) return undefined;
+  return {
+    ...(tls.ca ? { ca: readFileSync(tls.ca) } : {}),
+    ...(tls.cert ? { cert: readFileSync(tls.cert) } : {}),
+    ...(tls.key ? { key: readFileSync(tls.key) } : {}),
+    ...(tls.servername ? { servername: tls.servername } : {}),
+    rejectUnauthorized: true,
+  };
+}
+
+/** Channel credentials and options for a gRPC upstream (plain when `tls` is undefined). */
+export function grpcChannel(tls: UpstreamTls | undefined): { credentials: grpc.ChannelCredentials; options: grpc.ChannelOptions } {
+  if (!tls) return { credentials: grpc.credentials.createInsecure(), options: {} };
+  const read = (f: string | undefined): Buffer | null => (f ? readFileSync(f) : null);
+  return {
+    credentials: grpc.credentials.createSsl(read(tls.ca), read(tls.key), read(tls.cert)),
+    options: tls.servername ? { 'grpc.ssl_target_name_override': tls.servername, 'grpc.default_authority': tls.servername } : {},
+  };
+}
+
+/** A stable key of the TLS settings, for sharing one client between routes. */
+export function tlsKey(tls: UpstreamTls | undefined): string {
+  return tls ? JSON.stringify([tls.ca, tls.cert, tls.key, tls.servername]) : 'plain';
+}
+
+const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO|HOSTNAME|ALTNAME|ERR_TLS|ERR_SSL|DEPTH_ZERO|handshake/i;
+
+/** Whether an error (code or message) is a TLS/certificate failure. */
+export function isTlsFailure(codeOrMessage: string): boolean {
+  return TLS_CODES.test(codeOrMessage);
+}
