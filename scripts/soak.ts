@@ -1,0 +1,127 @@
+// `npm run soak`: a long mixed run through the built gateway (a child
+// process, so its RSS is its own) in front of a real SDK agent with all three
+// bindings: unary SendMessage and GetTask and streaming SendStreamingMessage,
+// across all 9 inbound × upstream pairs, from 8 concurrent callers, for
+// SOAK_MINUTES (default 30). Samples the gateway's RSS every 10 s; after the
+// warm-up (the first tenth, at least 1 minute) RSS must stay within 10% of
+// its level at the end of the warm-up, and no call may fail. Prints the
+// figures and writes docs/soak.md. Not part of `npm test`.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpus } from 'node:os';
+import type { Binding } from '../src/config/types.js';
+import { startEchoAgent } from '../src/demo/echo-agent.js';
+import type { RunningGateway } from '../src/server/gateway.js';
+import { CALLERS, closeGrpcClients, userMessage } from '../test/helpers/harness.js';
+import { STREAM_CALLERS } from '../test/helpers/streams.js';
+import { ROOT, startGatewayProc } from './bench/procs.js';
+
+const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
+const WORKERS = 8;
+const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+const slug = (b: Binding) => ({ JSONRPC: 'jsonrpc', 'HTTP+JSON': 'rest', GRPC: 'grpc' })[b];
+const log = (s: string) => process.stdout.write(`${s}\n`);
+
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+const agent = await startEchoAgent({ bindings: BINDINGS });
+const gwProc = await startGatewayProc({
+  listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+  log: { level: 'info' },
+  routes: BINDINGS.map((b) => ({
+    name: `soak-${slug(b)}`,
+    match: { pathPrefix: `/soak-${slug(b)}`, tenant: `soak-${slug(b)}` },
+    upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' },
+    ...(b === 'GRPC' ? { card: { url: `${agent.httpUrl}/.well-known/agent-card.json` } } : {}),
+  })),
+});
+const gw = { httpUrl: `http://${gwProc.http}`, grpcAddress: gwProc.grpc } as RunningGateway;
+
+const counts = { unary: 0, streams: 0, events: 0 };
+const failures = new Map<string, number>();
+const fail = (what: string) => failures.set(what, (failures.get(what) ?? 0) + 1);
+const started = Date.now();
+const end = started + MINUTES * 60_000;
+const warmupMs = Math.min(Math.max(60_000, MINUTES * 6_000), MINUTES * 30_000);
+
+async function worker(n: number): Promise<void> {
+  for (let i = n; Date.now() < end; i++) {
+    const inbound = BINDINGS[i % 3]!;
+    const up = BINDINGS[Math.floor(i / 3) % 3]!;
+    const opts = { tenant: `soak-${slug(up)}`, prefix: `/soak-${slug(up)}` };
+    const pair = `${inbound} → ${up}`;
+    try {
+      if (i % 4 === 3) {
+        const r = await STREAM_CALLERS[inbound](gw, 'SendStreamingMessage', { message: userMessage('stream') }, opts);
+        counts.streams++;
+        counts.events += r.events.length;
+        if (r.error || r.events.length < 4) fail(`${pair} stream: ${r.error?.message ?? `${r.events.length} events`}`);
+      } else {
+        const sent = await CALLERS[inbound](gw, 'SendMessage', { message: userMessage(`soak ${i}`) }, opts);
+        counts.unary++;
+        const id = (sent.result?.task as { id?: string } | undefined)?.id;
+        if (!sent.ok || !id) { fail(`${pair} SendMessage: ${sent.message ?? 'no task'}`); continue; }
+        const got = await CALLERS[inbound](gw, 'GetTask', { id }, opts);
+        counts.unary++;
+        if (!got.ok) fail(`${pair} GetTask: ${got.message}`);
+      }
+    } catch (e) {
+      fail(`${pair}: ${(e as Error).message}`);
+    }
+  }
+}
+
+const samples: Array<{ atS: number; rss: number }> = [];
+const sampler = setInterval(() => {
+  const s = { atS: Math.round((Date.now() - started) / 1000), rss: rssMiB(gwProc.pid) };
+  samples.push(s);
+  if (samples.length % 6 === 0) log(`${s.atS} s: RSS ${s.rss.toFixed(1)} MiB, ${counts.unary} unary, ${counts.streams} streams, ${[...failures.values()].reduce((a, b) => a + b, 0)} failures`);
+}, 10_000);
+log(`soak: ${MINUTES} min, ${WORKERS} callers, 9 binding pairs; gateway pid ${gwProc.pid}`);
+await Promise.all(Array.from({ length: WORKERS }, (_, n) => worker(n)));
+clearInterval(sampler);
+samples.push({ atS: Math.round((Date.now() - started) / 1000), rss: rssMiB(gwProc.pid) });
+
+const after = samples.filter((s) => s.atS * 1000 >= warmupMs);
+const base = after[0]?.rss ?? NaN;
+const max = Math.max(...after.map((s) => s.rss));
+const min = Math.min(...after.map((s) => s.rss));
+const last = after.at(-1)?.rss ?? NaN;
+const growth = ((last - base) / base) * 100;
+const spread = ((max - base) / base) * 100;
+const unexpected = [...failures.values()].reduce((a, b) => a + b, 0);
+const flat = Math.abs(growth) <= 10 && spread <= 10;
+const f = (x: number) => x.toFixed(1);
+const report = [
+  '# Soak',
+  '',
+  `Generated by \`npm run soak\` on ${new Date().toISOString().slice(0, 10)}: ${cpus()[0]?.model.trim() ?? 'cpu'}, ${cpus().length} cores, Node ${process.version}.`,
+  `${MINUTES} minutes, ${WORKERS} concurrent callers, SendMessage + GetTask and SendStreamingMessage over all 9 inbound × upstream pairs, a real @a2a-js/sdk agent upstream; gateway RSS sampled every 10 s (warm-up: first ${Math.round(warmupMs / 1000)} s).`,
+  '',
+  '| figure | value |',
+  '| :-- | --: |',
+  `| unary calls | ${counts.unary} |`,
+  `| streams (events) | ${counts.streams} (${counts.events}) |`,
+  `| unexpected errors | ${unexpected} |`,
+  `| RSS after warm-up | ${f(base)} MiB |`,
+  `| RSS min / max after warm-up | ${f(min)} / ${f(max)} MiB |`,
+  `| RSS at the end | ${f(last)} MiB (${growth >= 0 ? '+' : ''}${f(growth)}%) |`,
+  `| flat within 10% | ${flat ? 'yes' : '**no**'} |`,
+  '',
+  ...(unexpected > 0 ? ['Failures:', '', ...[...failures].map(([k, v]) => `- ${v}× ${k}`), ''] : []),
+  '| time s | RSS MiB |',
+  '| --: | --: |',
+  ...samples.filter((_, i) => i % 6 === 5 || i === samples.length - 1).map((s) => `| ${s.atS} | ${f(s.rss)} |`),
+  '',
+].join('\n');
+writeFileSync(join(ROOT, 'docs/soak.md'), report);
+log(report);
+closeGrpcClients();
+await gwProc.stop();
+await agent.close();
+process.exit(flat && unexpected === 0 ? 0 : 1);
