@@ -179,7 +179,7 @@ export class CardStore {
 
   private fail(route: RouteConfig, e: Entry, err: Error): void {
     e.error = `cannot read the upstream's agent card: ${err.message}`;
-    e.failure = new Error(e.error);
+    e.failure = new Error(err.message);
     this.metrics?.cardRefresh(route.name, 'failed');
     if (e.card) {
       // keep serving the last good card; try again after the backoff

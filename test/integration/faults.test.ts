@@ -1,0 +1,109 @@
+// Fault injection with a controllable upstream per binding (issue 7): for
+// every inbound binding, an upstream that refuses connections, resets mid-
+// body, never sends headers (slowloris), trickles a body that never ends,
+// answers 200 with a body that is not A2A, or (gRPC) never answers, and a
+// route whose agent card never comes (binding "auto"). Each has one defined
+// outcome in the caller's binding; after 20 rounds of all of them the test
+// process holds no more sockets or timers than before and its heap (after GC)
+// is back near where it started.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import t from 'tap';
+import { pino } from 'pino';
+import type { Binding } from '../../src/config/types.js';
+import { CATALOGUE, GRPC_CODES, type ErrorName } from '../../src/errors/catalogue.js';
+import { startGateway } from '../../src/server/gateway.js';
+import { brokenGrpc, brokenHttp, refusedPort, type Broken } from '../helpers/broken-upstreams.js';
+import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const TIMEOUT_MS = 300;
+
+const servers: Broken[] = [];
+const serve = async (b: Promise<Broken>): Promise<Broken> => {
+  const s = await b;
+  servers.push(s);
+  return s;
+};
+const reset = await serve(brokenHttp((req, res) => {
+  if (req.method === 'GET') return void res.writeHead(404).end();
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+  res.write('{"jsonrpc":"2.0","id":1,"res');
+  setTimeout(() => req.socket.destroy(), 10);
+}));
+const slowloris = await serve(brokenHttp((req, res) => {
+  if (req.method === 'GET') return void res.writeHead(404).end();
+  req.socket.setTimeout(0);
+  void res; // never answers
+}));
+const endless = await serve(brokenHttp((req, res) => {
+  if (req.method === 'GET') return void res.writeHead(404).end();
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const timer = setInterval(() => res.write(' '), 50);
+  res.on('close', () => clearInterval(timer));
+}));
+const notA2A = await serve(brokenHttp((req, res) => {
+  if (req.method === 'GET') return void res.writeHead(404).end();
+  res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>');
+}));
+const silentGrpc = await serve(brokenGrpc(() => undefined));
+const stalledCard = await serve(brokenHttp(() => undefined));
+const refused = `http://127.0.0.1:${await refusedPort()}`;
+
+const FAULTS: Array<{ name: string; upstream: { url: string; binding: Binding | 'auto' }; outcome: ErrorName[] }> = [
+  { name: 'refused', upstream: { url: refused, binding: 'JSONRPC' }, outcome: ['UPSTREAM_UNAVAILABLE'] },
+  { name: 'reset', upstream: { url: reset.url, binding: 'JSONRPC' }, outcome: ['UPSTREAM_UNAVAILABLE'] },
+  { name: 'slowloris', upstream: { url: slowloris.url, binding: 'HTTP+JSON' }, outcome: ['UPSTREAM_TIMEOUT'] },
+  { name: 'endless', upstream: { url: endless.url, binding: 'JSONRPC' }, outcome: ['UPSTREAM_TIMEOUT'] },
+  { name: 'not-a2a', upstream: { url: notA2A.url, binding: 'HTTP+JSON' }, outcome: ['INVALID_AGENT_RESPONSE'] },
+  { name: 'silent-grpc', upstream: { url: silentGrpc.url, binding: 'GRPC' }, outcome: ['UPSTREAM_TIMEOUT'] },
+  { name: 'card-times-out', upstream: { url: stalledCard.url, binding: 'auto' }, outcome: ['UPSTREAM_UNAVAILABLE'] },
+];
+const gw = await startGateway(gatewayConfig(FAULTS.map((f) => ({
+  name: f.name, match: { pathPrefix: `/${f.name}`, tenant: f.name }, upstream: { ...f.upstream, tenant: 'clear' as const }, timeoutMs: TIMEOUT_MS,
+}))), pino({ level: 'silent' }));
+t.teardown(async () => {
+  closeGrpcClients();
+  await gw.close();
+  for (const s of servers) await s.close();
+});
+
+const codeOf = (inbound: Binding, name: ErrorName): number => {
+  const row = CATALOGUE[name];
+  return inbound === 'JSONRPC' ? row.jsonRpc : inbound === 'HTTP+JSON' ? row.http : GRPC_CODES[row.grpc];
+};
+
+/** Every fault from every binding, all at once. */
+async function round(tt: { ok(v: boolean, m: string): void } | undefined): Promise<void> {
+  await Promise.all(BINDINGS.flatMap((inbound) => FAULTS.map(async (f) => {
+    const r = await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('fault') }, { tenant: f.name, prefix: `/${f.name}` });
+    if (tt) tt.ok(!r.ok && f.outcome.map((n) => codeOf(inbound, n)).includes(r.code!), `${inbound} → ${f.name}: ${f.outcome.join('|')} (${r.code}: ${r.message})`);
+  })));
+}
+
+const resources = (): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const r of process.getActiveResourcesInfo()) out[r] = (out[r] ?? 0) + 1;
+  return out;
+};
+
+t.test('each fault has its outcome in every caller binding', async (tt) => {
+  await round(tt);
+});
+
+t.test('no leaked sockets, timers or streams; memory back near its start', async (tt) => {
+  await round(undefined); // warm: pools, channels and caches exist from here on
+  await new Promise((r) => setTimeout(r, TIMEOUT_MS * 2));
+  gc();
+  const before = resources();
+  const heapBefore = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 20; i++) await round(undefined);
+  await new Promise((r) => setTimeout(r, TIMEOUT_MS * 2)); // let the last timeouts and resets settle
+  gc();
+  const after = resources();
+  const heapAfter = process.memoryUsage().heapUsed;
+  tt.ok((after.Timeout ?? 0) <= (before.Timeout ?? 0), `timers: ${before.Timeout ?? 0} before, ${after.Timeout ?? 0} after`);
+  tt.ok((after.TCPSocketWrap ?? 0) <= (before.TCPSocketWrap ?? 0) + 4, `sockets: ${before.TCPSocketWrap ?? 0} before, ${after.TCPSocketWrap ?? 0} after`);
+  tt.ok(heapAfter - heapBefore < 16 * 1024 * 1024, `heap ${(heapBefore / 2 ** 20).toFixed(1)} → ${(heapAfter / 2 ** 20).toFixed(1)} MiB after 20 rounds (${20 * 3 * FAULTS.length} failed calls)`);
+});
