@@ -1,6 +1,6 @@
 // Load generators for the benchmark: autocannon for the HTTP bindings and a
-// grpc-js client loop for gRPC, both at fixed concurrency for a fixed time,
-// reporting requests/s and p50/p99 latency; plus /proc readings of a
+// grpc-js client loop for gRPC, both at fixed concurrency for a fixed time
+// (or paced at a fixed rate), reporting requests/s and p50/p99 latency; plus /proc readings of a
 // process's CPU time and memory.
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -21,9 +21,11 @@ export interface HttpLoad {
   body?: string;
 }
 
-export async function httpLoad(l: HttpLoad, connections: number, seconds: number): Promise<LoadResult> {
+/** `rate`: requests per second for all connections together (paced), else as fast as the callers go. */
+export async function httpLoad(l: HttpLoad, connections: number, seconds: number, rate?: number): Promise<LoadResult> {
   const r = await autocannon({
     url: l.url, method: l.method, headers: l.headers, ...(l.body ? { body: l.body } : {}), connections, duration: seconds, pipelining: 1,
+    ...(rate ? { overallRate: rate } : {}),
   });
   return { requests: r.requests.total, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
 }
@@ -40,7 +42,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
-export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number): Promise<LoadResult> {
+export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number, rate?: number): Promise<LoadResult> {
   const client = new grpc.Client(l.address, grpc.credentials.createInsecure(), l.authority ? { 'grpc.default_authority': l.authority } : {});
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries(l.metadata)) md.set(k, v);
@@ -55,9 +57,26 @@ export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number
       resolve();
     });
   });
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() < end) await one();
-  }));
+  if (rate) {
+    // paced: start requests to keep up with rate × elapsed time, at most `concurrency` in flight
+    const start = Date.now();
+    const pending = new Set<Promise<void>>();
+    let started = 0;
+    while (Date.now() < end) {
+      const due = Math.floor(((Date.now() - start) / 1000) * rate);
+      while (started < due && pending.size < concurrency) {
+        started++;
+        const p = one().then(() => void pending.delete(p));
+        pending.add(p);
+      }
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await Promise.all(pending);
+  } else {
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) await one();
+    }));
+  }
   client.close();
   latencies.sort((a, b) => a - b);
   return { requests: latencies.length, rps: latencies.length / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors };

@@ -74,6 +74,7 @@ export async function startGatewayProc(config: unknown): Promise<GatewayProc> {
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 50));
   }
+  child.kill('SIGKILL');
   throw new Error(`the gateway did not start; see ${logFile}`);
 }
 

@@ -22,8 +22,8 @@ function log(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-async function load(t: Target, seconds = SECONDS, concurrency = CONCURRENCY): Promise<LoadResult> {
-  return t.kind === 'http' ? httpLoad(t.load, concurrency, seconds) : grpcLoad(t.load, concurrency, seconds);
+async function load(t: Target, seconds = SECONDS, concurrency = CONCURRENCY, rate?: number): Promise<LoadResult> {
+  return t.kind === 'http' ? httpLoad(t.load, concurrency, seconds, rate) : grpcLoad(t.load, concurrency, seconds, rate);
 }
 
 /** Warm up, then measure; CPU of the given processes over the measured part (µs per request). */
@@ -62,6 +62,14 @@ for (const method of ['SendMessage', 'GetTask'] as MethodName[]) {
       const d = await measure(target(upstream, method, direct[upstream]), [up.pid]);
       const g = await measure(target(inbound, method, via(upstream)), [gw.pid, up.pid]);
       const row: PairRow = { method, inbound, upstream, direct: d, gateway: g, gatewayCpuUs: g.cpuUs[0]!, upstreamCpuUs: g.cpuUs[1]!, rss: memory(gw.pid).rss };
+      if (method === 'SendMessage') {
+        // added latency at 50% of the gateway's maximum throughput, both sides paced at the same rate
+        const rate = Math.max(1, Math.round(g.rps / 2));
+        const dh = await load(target(upstream, method, direct[upstream]), SECONDS, CONCURRENCY, rate);
+        const gh = await load(target(inbound, method, via(upstream)), SECONDS, CONCURRENCY, rate);
+        row.half = { rate, direct: dh, gateway: gh };
+        log(`  at ${rate} rps (50%): direct p99 ${dh.p99.toFixed(2)} ms | gateway p99 ${gh.p99.toFixed(2)} ms`);
+      }
       report.pairs.push(row);
       log(`${method.padEnd(11)} ${inbound.padEnd(9)} → ${upstream.padEnd(9)} direct ${d.rps.toFixed(0).padStart(6)} rps p99 ${d.p99.toFixed(1)} ms | gateway ${g.rps.toFixed(0).padStart(6)} rps p99 ${g.p99.toFixed(1)} ms | ratio ${(g.rps / d.rps).toFixed(2)} | gw ${row.gatewayCpuUs.toFixed(0)} µs/req | errors ${g.errors}`);
     }
