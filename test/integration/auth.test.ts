@@ -67,6 +67,10 @@ const gw = await startGateway(gatewayConfig([
   route('ckey', 'JSONRPC', { auth: { apiKey: { in: 'cookie', name: 'session', keys: [{ id: 'c', key: API_KEY }] } } }),
   { ...route('pt', 'JSONRPC', { auth, passThrough: true }), match: { pathPrefix: '/pt' } },
   { name: 'pt-grpc', match: { hosts: ['pt.test'] }, upstream: upstream('GRPC'), card: { url: `${agent.httpUrl}/.well-known/agent-card.json` }, auth, passThrough: true },
+  route('limited', 'JSONRPC', {
+    auth: { apiKey: { name: 'X-API-Key', keys: [{ id: 'alice', key: API_KEY }, { id: 'bob', key: `${API_KEY}-bob` }] } },
+    rateLimit: { requestsPerSecond: 0.1, burst: 1, perCaller: true },
+  }),
 ]), pino({ level: 'info' }, sink));
 t.teardown(async () => {
   closeGrpcClients();
@@ -207,6 +211,14 @@ t.test('pass-through routes authenticate too', async (tt) => {
   md.set('x-api-key', API_KEY);
   tt.equal((await call(md))?.code, GRPC_CODES.NOT_FOUND, 'with a key the upstream answers (task x not found)');
   client.close();
+});
+
+t.test('per-caller rate limits count the authenticated identity', async (tt) => {
+  tt.ok((await send('HTTP+JSON', 'limited', { 'x-api-key': API_KEY })).ok, 'alice: first call');
+  const again = await send('HTTP+JSON', 'limited', { 'x-api-key': API_KEY });
+  tt.equal(again.httpStatus, 429, 'alice: limited');
+  tt.ok((await send('HTTP+JSON', 'limited', { 'x-api-key': `${API_KEY}-bob` })).ok, 'bob has his own bucket');
+  tt.ok(isUnauthenticated('HTTP+JSON', await send('HTTP+JSON', 'limited', {})), 'authentication comes before the limit');
 });
 
 t.test('no secret in any log line, and the caller identity is logged', async (tt) => {
