@@ -51,7 +51,7 @@ const PUSH_CONFIG_METHODS = new Set<string>([
 
 /** A connection refused: the request cannot have reached the agent, so another interface may be tried. */
 function refused(e: unknown): boolean {
-  return e instanceof A2AError && e.errorName === 'UPSTREAM_UNAVAILABLE' && /ECONNREFUSED|connection refused/i.test(e.message);
+  return e instanceof A2AError && e.connectionRefused;
 }
 
 export class Dispatcher {

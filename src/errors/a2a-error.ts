@@ -14,6 +14,8 @@ export const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
 
 export class A2AError extends Error {
   override readonly name = 'A2AError';
+  /** Set by an upstream client when the connection was refused: the call cannot have reached the agent. */
+  connectionRefused = false;
   constructor(
     readonly errorName: ErrorName,
     message: string,

@@ -64,7 +64,9 @@ export class HttpPool {
     const reason = `${code} ${(e as Error).message ?? ''}`;
     if (isTlsFailure(reason)) return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream TLS failure: ${(e as Error).message} (${code})`);
     if (REFUSED.has(code) || stage === 'body') {
-      return A2AError.of('UPSTREAM_UNAVAILABLE', stage === 'body' ? `upstream connection dropped mid-stream (${code || (e as Error).message})` : `upstream unreachable (${code})`);
+      const err = A2AError.of('UPSTREAM_UNAVAILABLE', stage === 'body' ? `upstream connection dropped mid-stream (${code || (e as Error).message})` : `upstream unreachable (${code})`);
+      err.connectionRefused = code === 'ECONNREFUSED';
+      return err;
     }
     return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${(e as Error).message}`);
   }

@@ -50,5 +50,8 @@ export function fromServiceError(e: { code?: number; details?: string; message?:
     }
   }
   const name = nameFromDetails(details) ?? nameFromGrpc(grpcNameOf(code));
-  return A2AError.read(name, message, details);
+  const err = A2AError.read(name, message, details);
+  // grpc-js reports a refused connection only in the UNAVAILABLE status text
+  err.connectionRefused = code === GRPC_CODES.UNAVAILABLE && /ECONNREFUSED/.test(message);
+  return err;
 }
