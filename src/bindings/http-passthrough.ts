@@ -35,7 +35,7 @@ export class HttpPassThrough {
     let p = this.pools.get(key);
     if (!p) {
       const connect = undiciConnect(route.upstream.tls);
-      p = new Pool(origin, { connections: 64, keepAliveTimeout: 30_000, ...(connect ? { connect } : {}) });
+      p = new Pool(origin, { connections: 64, keepAliveTimeout: 4_000, ...(connect ? { connect } : {}) });
       this.pools.set(key, p);
     }
     return p;

@@ -49,6 +49,11 @@ const PUSH_CONFIG_METHODS = new Set<string>([
   'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig',
 ]);
 
+/** §3.3.1: calls that may be sent again when a kept-alive connection was reset under them (once). */
+const IDEMPOTENT = new Set<string>([
+  'GetTask', 'ListTasks', 'CancelTask', 'GetExtendedAgentCard', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig',
+]);
+
 /** A connection refused: the request cannot have reached the agent, so another interface may be tried. */
 function refused(e: unknown): boolean {
   return e instanceof A2AError && e.connectionRefused;
@@ -177,7 +182,12 @@ export class Dispatcher {
         upstreamBinding = resolved.binding;
         try {
           const t0 = process.hrtime.bigint();
-          response = await client.unary(this.forUpstream(ctx, env, resolved), ctx.signal);
+          const upstreamEnv = this.forUpstream(ctx, env, resolved);
+          response = await client.unary(upstreamEnv, ctx.signal).catch((e: unknown) => {
+            if (!(e instanceof A2AError && e.connectionReset && IDEMPOTENT.has(env.method))) throw e;
+            this.log.warn({ requestId: ctx.requestId, route: ctx.route.name, err: e.message }, 'upstream connection reset under an idempotent call; sending it once more');
+            return client.unary(upstreamEnv, ctx.signal);
+          });
           this.metrics.upstreamTime(ctx.route.name, env.method, resolved.binding, Number(process.hrtime.bigint() - t0) / 1e9);
           break;
         } catch (e) {

@@ -16,6 +16,8 @@ export class A2AError extends Error {
   override readonly name = 'A2AError';
   /** Set by an upstream client when the connection was refused: the call cannot have reached the agent. */
   connectionRefused = false;
+  /** Set by an upstream client when a kept-alive connection was reset under the call (an idempotent call may be retried). */
+  connectionReset = false;
   constructor(
     readonly errorName: ErrorName,
     message: string,

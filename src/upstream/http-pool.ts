@@ -33,6 +33,7 @@ export interface HttpRequestOptions {
 }
 
 const REFUSED = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const RESET = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'EPIPE']);
 const TIMEOUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
 function codeOf(e: unknown): string {
@@ -52,7 +53,9 @@ export class HttpPool {
   constructor(baseUrl: string, private readonly timeoutMs: number, tls?: UpstreamTls) {
     const u = new URL(baseUrl);
     const connect = undiciConnect(tls);
-    this.pool = new Pool(u.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000, ...(connect ? { connect } : {}) });
+    // Idle connections are kept below Node's 5 s server default (undici also follows a Keep-Alive: timeout hint),
+    // so the gateway seldom reuses a socket the agent is closing; when it does, see Dispatcher.unary.
+    this.pool = new Pool(u.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 4_000, ...(connect ? { connect } : {}) });
     this.basePath = u.pathname.replace(/\/+$/, '');
   }
 
@@ -66,6 +69,7 @@ export class HttpPool {
     if (REFUSED.has(code) || stage === 'body') {
       const err = A2AError.of('UPSTREAM_UNAVAILABLE', stage === 'body' ? `upstream connection dropped mid-stream (${code || (e as Error).message})` : `upstream unreachable (${code})`);
       err.connectionRefused = code === 'ECONNREFUSED';
+      err.connectionReset = stage === 'request' && RESET.has(code);
       return err;
     }
     return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${(e as Error).message}`);

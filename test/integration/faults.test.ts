@@ -2,7 +2,9 @@
 // every inbound binding, an upstream that refuses connections, resets mid-
 // body, never sends headers (slowloris), trickles a body that never ends,
 // answers 200 with a body that is not A2A, or (gRPC) never answers, and a
-// route whose agent card never comes (binding "auto"). Each has one defined
+// route whose agent card never comes (binding "auto"), and one that resets
+// the connection under a request once (retried only for idempotent methods,
+// §3.3.1). Each has one defined
 // outcome in the caller's binding; after 12 rounds of all of them the test
 // process holds no more sockets or timers than before and its heap (after GC)
 // is back near where it started.
@@ -47,6 +49,24 @@ const notA2A = await serve(brokenHttp((req, res) => {
   if (req.method === 'GET') return void res.writeHead(404).end();
   res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>');
 }));
+// Resets the connection under the first request of each key (a keep-alive race), answers the next.
+const seenKeys = new Set<string>();
+const resetOnce = await serve(brokenHttp((req, res) => {
+  if (req.method === 'GET') return void res.writeHead(404).end();
+  let body = '';
+  req.on('data', (d: Buffer) => (body += d.toString()));
+  req.on('end', () => {
+    const rpc = JSON.parse(body) as { id: number; params: { id?: string; message?: { parts?: Array<{ text?: string }> } } };
+    const key = rpc.params.id ?? rpc.params.message?.parts?.[0]?.text ?? '';
+    if (!seenKeys.has(key)) {
+      seenKeys.add(key);
+      req.socket.destroy();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: { id: key, contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }));
+  });
+}));
 const silentGrpc = await serve(brokenGrpc(() => undefined));
 const stalledCard = await serve(brokenHttp(() => undefined));
 const refused = `http://127.0.0.1:${await refusedPort()}`;
@@ -60,9 +80,10 @@ const FAULTS: Array<{ name: string; upstream: { url: string; binding: Binding | 
   { name: 'silent-grpc', upstream: { url: silentGrpc.url, binding: 'GRPC' }, outcome: ['UPSTREAM_TIMEOUT'] },
   { name: 'card-times-out', upstream: { url: stalledCard.url, binding: 'auto' }, outcome: ['UPSTREAM_UNAVAILABLE'] },
 ];
-const gw = await startGateway(gatewayConfig(FAULTS.map((f) => ({
-  name: f.name, match: { pathPrefix: `/${f.name}`, tenant: f.name }, upstream: { ...f.upstream, tenant: 'clear' as const }, timeoutMs: TIMEOUT_MS,
-}))), pino({ level: 'silent' }));
+const gw = await startGateway(gatewayConfig([
+  ...FAULTS.map((f) => ({ name: f.name, match: { pathPrefix: `/${f.name}`, tenant: f.name }, upstream: { ...f.upstream, tenant: 'clear' as const }, timeoutMs: TIMEOUT_MS })),
+  { name: 'reset-once', match: { pathPrefix: '/reset-once', tenant: 'reset-once' }, upstream: { url: resetOnce.url, binding: 'JSONRPC' as const, tenant: 'clear' as const } },
+]), pino({ level: 'silent' }));
 t.teardown(async () => {
   closeGrpcClients();
   await gw.close();
@@ -90,6 +111,16 @@ const resources = (): Record<string, number> => {
 
 t.test('each fault has its outcome in every caller binding', async (tt) => {
   await round(tt);
+});
+
+t.test('a connection reset under an idempotent call is retried once; under SendMessage it is not', async (tt) => {
+  const opts = { tenant: 'reset-once', prefix: '/reset-once' };
+  for (const inbound of BINDINGS) {
+    const got = await CALLERS[inbound](gw, 'GetTask', { id: `task-${inbound}` }, opts);
+    tt.ok(got.ok, `${inbound}: GetTask answered after one retry`);
+    const sent = await CALLERS[inbound](gw, 'SendMessage', { message: userMessage(`send-${inbound}`) }, opts);
+    tt.equal(sent.code, codeOf(inbound, 'UPSTREAM_UNAVAILABLE'), `${inbound}: SendMessage is not sent twice`);
+  }
 });
 
 t.test('no leaked sockets, timers or streams; memory back near its start', async (tt) => {
