@@ -134,5 +134,11 @@ http {
       return [child.pid!];
     }
   };
-  return { ...proc(child), http: `http://127.0.0.1:${httpPort}`, grpc: `127.0.0.1:${grpcPort}`, pids };
+  // SIGKILL on the master would leave its workers running: stop nginx with SIGTERM (fast shutdown of all).
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  };
+  return { ...proc(child), stop, http: `http://127.0.0.1:${httpPort}`, grpc: `127.0.0.1:${grpcPort}`, pids };
 }

@@ -23,6 +23,7 @@ import { WELL_KNOWN_CARD } from '../card/upstream-card.js';
 import { asA2AError } from '../core/dispatcher.js';
 import type { RouteConfig } from '../config/types.js';
 import { writeSse } from '../sse/writer.js';
+import { isEventStream } from '../upstream/http-pool.js';
 import type { Dispatcher } from '../core/dispatcher.js';
 import { A2AError } from '../errors/a2a-error.js';
 import type { ListenerCertificates } from '../tls/listener-certificates.js';
@@ -204,7 +205,8 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
           const streamed = await passThrough.forward(call, only, inbound);
           reply.hijack();
           reply.raw.writeHead(streamed.status, streamed.headers);
-          reply.raw.flushHeaders();
+          // an SSE answer's headers go out now; any other answer's go with its body (one write, not two)
+          if (isEventStream(streamed.headers['content-type'] ?? '')) reply.raw.flushHeaders();
           await relay(streamed.body, reply.raw);
           return reply;
         } catch (e) {
