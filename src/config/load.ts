@@ -6,7 +6,9 @@ import { dirname, relative, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { CONFIG_SCHEMA } from './schema.js';
-import { DEFAULTS, type Binding, type CardConfig, type GatewayConfig, type ListenerTls, type RouteAuth, type RouteConfig, type TenantPolicy, type UpstreamCredentials, type UpstreamTls } from './types.js';
+import { semanticProblems } from './checks.js';
+import type { RawAuth, RawCard, RawConfig, RawListenerTls, RawRoute } from './raw.js';
+import { DEFAULTS, type CardConfig, type GatewayConfig, type ListenerTls, type RouteAuth, type RouteConfig, type TenantPolicy, type UpstreamCredentials, type UpstreamTls } from './types.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -52,113 +54,6 @@ function tenantPolicy(t: unknown): TenantPolicy {
   return { mode: 'keep' };
 }
 
-/** Checks beyond the schema: upstream URLs readable, names unique, secrets and files present. */
-function semanticProblems(routes: RouteConfig[], raws: RawRoute[], listenerTls: ListenerTls | undefined): Array<{ path: string; message: string }> {
-  const out: Array<{ path: string; message: string }> = [];
-  const names = new Set<string>();
-  const fileMissing = (path: string, f: string | undefined): void => {
-    if (f !== undefined && !existsSync(f)) out.push({ path, message: `file not found: ${relative(process.cwd(), f)}` });
-  };
-  routes.forEach((r, i) => {
-    const raw = raws[i]!;
-    const tls = r.upstream.tls;
-    for (const k of ['ca', 'cert', 'key'] as const) fileMissing(`/routes/${i}/upstream/tls/${k}`, tls?.[k]);
-    if (tls && (tls.cert === undefined) !== (tls.key === undefined)) out.push({ path: `/routes/${i}/upstream/tls`, message: 'cert and key go together' });
-    raw.auth?.apiKey?.keys.forEach((k, j) => {
-      const path = `/routes/${i}/auth/apiKey/keys/${j}`;
-      if ((k.key === undefined) === (k.keyEnv === undefined)) out.push({ path, message: 'give exactly one of key and keyEnv' });
-      else if (k.keyEnv !== undefined && !process.env[k.keyEnv]) out.push({ path, message: `environment variable ${k.keyEnv} is not set` });
-    });
-    const auth = raw.auth;
-    if (auth) {
-      if (!auth.apiKey && !auth.jwt && !auth.mtls) out.push({ path: `/routes/${i}/auth`, message: 'configure at least one of apiKey, jwt, mtls' });
-      if (auth.jwt && (auth.jwt.jwksUrl === undefined) === (auth.jwt.jwksFile === undefined)) out.push({ path: `/routes/${i}/auth/jwt`, message: 'give exactly one of jwksUrl and jwksFile' });
-      fileMissing(`/routes/${i}/auth/jwt/jwksFile`, r.auth?.jwt?.jwksFile);
-      if (auth.mtls && !listenerTls?.clientCa) out.push({ path: `/routes/${i}/auth/mtls`, message: 'mtls needs listen.tls.clientCa' });
-    }
-    const cred = raw.upstream.credentials;
-    if (cred && typeof cred === 'object') {
-      const given = [cred.value, cred.valueEnv, cred.valueFile].filter((v) => v !== undefined).length;
-      if (given !== 1) out.push({ path: `/routes/${i}/upstream/credentials`, message: 'give exactly one of value, valueEnv and valueFile' });
-      else if (cred.valueEnv !== undefined && !process.env[cred.valueEnv]) out.push({ path: `/routes/${i}/upstream/credentials`, message: `environment variable ${cred.valueEnv} is not set` });
-      else if (cred.valueFile !== undefined && r.upstream.credentials.mode === 'set' && r.upstream.credentials.value === '') out.push({ path: `/routes/${i}/upstream/credentials`, message: `cannot read ${cred.valueFile}` });
-    }
-    if (names.has(r.name)) out.push({ path: `/routes/${i}/name`, message: `duplicate route name "${r.name}"` });
-    names.add(r.name);
-    const url = r.upstream.url;
-    const ok = r.upstream.binding === 'GRPC' ? /^(grpcs?:\/\/)?[^/\s]+:\d+\/?$/.test(url) : /^https?:\/\/[^\s]+$/.test(url);
-    if (r.card.signatures === 'resign' && !r.card.signingKey) {
-      out.push({ path: `/routes/${i}/card/signatures`, message: 'resign needs card.signingKey' });
-    }
-    for (const p of r.upstream.allowedHosts.concat(r.hosts)) if (p.includes('/')) out.push({ path: `/routes/${i}`, message: `"${p}" is not a host name` });
-    if (!ok) {
-      const want = r.upstream.binding === 'GRPC' ? 'host:port, grpc://host:port or grpcs://host:port' : 'an http:// or https:// URL';
-      out.push({ path: `/routes/${i}/upstream/url`, message: `must be ${want}` });
-    }
-  });
-  return out;
-}
-
-interface RawRoute {
-  name: string;
-  match?: { pathPrefix?: string; hosts?: string[]; tenant?: string };
-  upstream: {
-    url: string;
-    binding?: Binding | 'auto';
-    tenant?: unknown;
-    allowedHosts?: string[];
-    tls?: { ca?: string; cert?: string; key?: string; servername?: string };
-    credentials?: 'forward' | 'strip' | { header: string; value?: string; valueEnv?: string; valueFile?: string };
-  };
-  card?: RawCard;
-  timeoutMs?: number;
-  streamIdleTimeoutMs?: number;
-  sseKeepAliveMs?: number;
-  maxSseEventBytes?: number;
-  maxBodyBytes?: number;
-  maxStringLength?: number;
-  forwardHeaders?: string[];
-  passThrough?: boolean;
-  ssrfGuard?: boolean;
-  rateLimit?: { requestsPerSecond: number; burst?: number; perCaller?: boolean };
-  maxConcurrentStreams?: number;
-  auth?: RawAuth;
-}
-interface RawListenerTls {
-  cert: string;
-  key: string;
-  clientCa?: string;
-  requireClientCert?: boolean;
-}
-interface RawAuth {
-  apiKey?: { in?: 'header' | 'query' | 'cookie'; name: string; keys: Array<{ id: string; key?: string; keyEnv?: string }> };
-  jwt?: { jwksUrl?: string; jwksFile?: string; issuer?: string; audience?: string; clockSkewSeconds?: number; algorithms?: string[] };
-  mtls?: boolean;
-  advertise?: boolean;
-}
-interface RawCard {
-  file?: string;
-  url?: string;
-  publicHttpUrl?: string;
-  publicGrpcAddress?: string;
-  bindings?: Binding[];
-  overrides?: Record<string, unknown>;
-  maxAgeSeconds?: number;
-  signatures?: 'drop' | 'resign';
-  signingKey?: { file: string; alg: string; kid: string; jku?: string };
-  verifyJwksFile?: string;
-}
-interface RawConfig {
-  trustedProxies?: string[];
-  admin?: { host?: string; port: number };
-  grpcReflection?: boolean;
-  shutdownGraceMs?: number;
-  tracing?: { otlpEndpoint: string; serviceName?: string; flushIntervalMs?: number };
-  listen?: { host?: string; httpPort?: number; grpcPort?: number; tls?: RawListenerTls };
-  public?: { httpUrl?: string; grpcAddress?: string };
-  log?: { level?: string };
-  routes: RawRoute[];
-}
 
 function cardFromRaw(c: RawCard, baseDir: string): CardConfig {
   const file = (f: string | undefined): string | undefined => (f ? resolve(baseDir, f) : undefined);

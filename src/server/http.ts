@@ -2,7 +2,9 @@
 // by Host and path prefix, then hands the call to the JSON-RPC inbound
 // (POST to the route's root), the REST inbound (every other A2A path) or the
 // card (GET {prefix}/.well-known/agent-card.json). Bodies are read raw so
-// that every parse error is answered in the caller's binding.
+// that every parse error is answered in the caller's binding. With
+// listen.tls it is an HTTPS server with h2 and HTTP/1.1 (§7.1), whose
+// verified client certificates the core sees through the RequestView.
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';

@@ -1,0 +1,64 @@
+// The YAML config file's shapes as ajv has validated them (schema.ts), before
+// load.ts turns them into the typed GatewayConfig of types.ts.
+import type { Binding } from './types.js';
+
+export interface RawRoute {
+  name: string;
+  match?: { pathPrefix?: string; hosts?: string[]; tenant?: string };
+  upstream: {
+    url: string;
+    binding?: Binding | 'auto';
+    tenant?: unknown;
+    allowedHosts?: string[];
+    tls?: { ca?: string; cert?: string; key?: string; servername?: string };
+    credentials?: 'forward' | 'strip' | { header: string; value?: string; valueEnv?: string; valueFile?: string };
+  };
+  card?: RawCard;
+  timeoutMs?: number;
+  streamIdleTimeoutMs?: number;
+  sseKeepAliveMs?: number;
+  maxSseEventBytes?: number;
+  maxBodyBytes?: number;
+  maxStringLength?: number;
+  forwardHeaders?: string[];
+  passThrough?: boolean;
+  ssrfGuard?: boolean;
+  rateLimit?: { requestsPerSecond: number; burst?: number; perCaller?: boolean };
+  maxConcurrentStreams?: number;
+  auth?: RawAuth;
+}
+export interface RawListenerTls {
+  cert: string;
+  key: string;
+  clientCa?: string;
+  requireClientCert?: boolean;
+}
+export interface RawAuth {
+  apiKey?: { in?: 'header' | 'query' | 'cookie'; name: string; keys: Array<{ id: string; key?: string; keyEnv?: string }> };
+  jwt?: { jwksUrl?: string; jwksFile?: string; issuer?: string; audience?: string; clockSkewSeconds?: number; algorithms?: string[] };
+  mtls?: boolean;
+  advertise?: boolean;
+}
+export interface RawCard {
+  file?: string;
+  url?: string;
+  publicHttpUrl?: string;
+  publicGrpcAddress?: string;
+  bindings?: Binding[];
+  overrides?: Record<string, unknown>;
+  maxAgeSeconds?: number;
+  signatures?: 'drop' | 'resign';
+  signingKey?: { file: string; alg: string; kid: string; jku?: string };
+  verifyJwksFile?: string;
+}
+export interface RawConfig {
+  trustedProxies?: string[];
+  admin?: { host?: string; port: number };
+  grpcReflection?: boolean;
+  shutdownGraceMs?: number;
+  tracing?: { otlpEndpoint: string; serviceName?: string; flushIntervalMs?: number };
+  listen?: { host?: string; httpPort?: number; grpcPort?: number; tls?: RawListenerTls };
+  public?: { httpUrl?: string; grpcAddress?: string };
+  log?: { level?: string };
+  routes: RawRoute[];
+}
