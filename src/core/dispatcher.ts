@@ -138,7 +138,7 @@ export class Dispatcher {
   }
 
   /** Input limits and the SSRF guard (§13), then the §3.3.4 checks the gateway makes from the upstream's card before calling it. */
-  private async checkCapabilities(route: RouteConfig, env: Envelope): Promise<void> {
+  private async preflight(route: RouteConfig, env: Envelope): Promise<void> {
     const tooLong = stringLengthViolations(env.request, route.maxStringLength);
     if (tooLong.length > 0) throw A2AError.invalidParams(tooLong, 'a string in the request exceeds the route\'s maxStringLength');
     if (route.ssrfGuard) {
@@ -175,7 +175,7 @@ export class Dispatcher {
     let caller: string | undefined;
     try {
       caller = await this.admit(ctx);
-      await this.checkCapabilities(ctx.route, env);
+      await this.preflight(ctx.route, env);
       const candidates = await this.upstreams(ctx.route);
       let response: ProtoObject | undefined;
       for (const [i, { resolved, client }] of candidates.entries()) {
@@ -228,7 +228,7 @@ export class Dispatcher {
     try {
       caller = await this.admit(ctx);
       release = this.limits.openStream(ctx.route);
-      await this.checkCapabilities(ctx.route, env);
+      await this.preflight(ctx.route, env);
       const first = (await this.upstreams(ctx.route))[0];
       if (!first) throw A2AError.of('UPSTREAM_UNAVAILABLE', 'no usable upstream interface');
       const { resolved, client } = first;
