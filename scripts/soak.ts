@@ -3,7 +3,7 @@
 // bindings: unary SendMessage and GetTask and streaming SendStreamingMessage,
 // across all 9 inbound × upstream pairs, from 8 concurrent callers, for
 // SOAK_MINUTES (default 30). Samples the gateway's RSS every 10 s; after the
-// warm-up (the first tenth, at least 1 minute) the mean RSS of the last sixth
+// warm-up (the first third, at least 1 minute) the mean RSS of the last sixth
 // of the run must be within 10% of the mean of the first sixth after the
 // warm-up (RSS saw-tooths with V8's collections; single samples are not a
 // trend), and no call may fail. Prints the figures and writes docs/soak.md.
@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
+import { request } from 'undici';
 import type { Binding } from '../src/config/types.js';
 import { startEchoAgent } from '../src/demo/echo-agent.js';
 import type { RunningGateway } from '../src/server/gateway.js';
@@ -49,7 +50,9 @@ const failures = new Map<string, number>();
 const fail = (what: string) => failures.set(what, (failures.get(what) ?? 0) + 1);
 const started = Date.now();
 const end = started + MINUTES * 60_000;
-const warmupMs = Math.min(Math.max(60_000, MINUTES * 6_000), MINUTES * 30_000);
+// V8 keeps growing its heap towards a steady size for several minutes under this load (the first soaks
+// rose until ≈ 8 min and were flat after): the first third of the run is warm-up.
+const warmupMs = Math.min(Math.max(60_000, MINUTES * 20_000), MINUTES * 30_000);
 
 async function worker(n: number): Promise<void> {
   for (let i = n; Date.now() < end; i++) {
@@ -78,26 +81,40 @@ async function worker(n: number): Promise<void> {
   }
 }
 
-const samples: Array<{ atS: number; rss: number }> = [];
-const sampler = setInterval(() => {
-  const s = { atS: Math.round((Date.now() - started) / 1000), rss: rssMiB(gwProc.pid) };
+/** V8 heap in use, from the gateway's own /metrics (prom-client default metrics). */
+async function heapMiB(): Promise<number> {
+  try {
+    const res = await request(`${gw.httpUrl}/metrics`);
+    const m = /^a2a_gateway_nodejs_heap_size_used_bytes ([\d.e+]+)/m.exec(await res.body.text());
+    return m ? Number(m[1]) / 2 ** 20 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+const samples: Array<{ atS: number; rss: number; heap: number }> = [];
+const sampler = setInterval(async () => {
+  const s = { atS: Math.round((Date.now() - started) / 1000), rss: rssMiB(gwProc.pid), heap: await heapMiB() };
   samples.push(s);
-  if (samples.length % 6 === 0) log(`${s.atS} s: RSS ${s.rss.toFixed(1)} MiB, ${counts.unary} unary, ${counts.streams} streams, ${[...failures.values()].reduce((a, b) => a + b, 0)} failures`);
+  if (samples.length % 6 === 0) log(`${s.atS} s: RSS ${s.rss.toFixed(1)} MiB, heap ${s.heap.toFixed(1)} MiB, ${counts.unary} unary, ${counts.streams} streams, ${[...failures.values()].reduce((a, b) => a + b, 0)} failures`);
 }, 10_000);
 log(`soak: ${MINUTES} min, ${WORKERS} callers, 9 binding pairs; gateway pid ${gwProc.pid}`);
 await Promise.all(Array.from({ length: WORKERS }, (_, n) => worker(n)));
 clearInterval(sampler);
-samples.push({ atS: Math.round((Date.now() - started) / 1000), rss: rssMiB(gwProc.pid) });
+samples.push({ atS: Math.round((Date.now() - started) / 1000), rss: rssMiB(gwProc.pid), heap: await heapMiB() });
 
 // RSS follows V8's collections in a sawtooth; "flat" compares the mean of the first
 // window after the warm-up with the mean of the last window (each a sixth of the run, ≥ 1 min).
 const after = samples.filter((s) => s.atS * 1000 >= warmupMs);
 const windowS = Math.max(60, (MINUTES * 60) / 6);
 const mean = (xs: Array<{ rss: number }>) => xs.reduce((a, s) => a + s.rss, 0) / Math.max(1, xs.length);
+const heapMean = (xs: Array<{ heap: number }>) => xs.reduce((a, s) => a + s.heap, 0) / Math.max(1, xs.length);
 const firstAt = after[0]?.atS ?? 0;
 const lastAt = after.at(-1)?.atS ?? 0;
 const base = mean(after.filter((s) => s.atS < firstAt + windowS));
 const last = mean(after.filter((s) => s.atS > lastAt - windowS));
+const heapBase = heapMean(after.filter((s) => s.atS < firstAt + windowS));
+const heapLast = heapMean(after.filter((s) => s.atS > lastAt - windowS));
 const max = Math.max(...after.map((s) => s.rss));
 const min = Math.min(...after.map((s) => s.rss));
 const growth = ((last - base) / base) * 100;
@@ -118,12 +135,13 @@ const report = [
   `| mean RSS, first ${Math.round(windowS / 60)} min after warm-up | ${f(base)} MiB |`,
   `| mean RSS, last ${Math.round(windowS / 60)} min | ${f(last)} MiB (${growth >= 0 ? '+' : ''}${f(growth)}%) |`,
   `| RSS min / max after warm-up (GC sawtooth) | ${f(min)} / ${f(max)} MiB |`,
+  `| mean V8 heap used, first / last window | ${f(heapBase)} / ${f(heapLast)} MiB |`,
   `| flat within 10% | ${flat ? 'yes' : '**no**'} |`,
   '',
   ...(unexpected > 0 ? ['Failures:', '', ...[...failures].map(([k, v]) => `- ${v}× ${k}`), ''] : []),
-  '| time s | RSS MiB |',
-  '| --: | --: |',
-  ...samples.filter((_, i) => i % 6 === 5 || i === samples.length - 1).map((s) => `| ${s.atS} | ${f(s.rss)} |`),
+  '| time s | RSS MiB | heap used MiB |',
+  '| --: | --: | --: |',
+  ...samples.filter((_, i) => i % 6 === 5 || i === samples.length - 1).map((s) => `| ${s.atS} | ${f(s.rss)} | ${f(s.heap)} |`),
   '',
 ].join('\n');
 writeFileSync(join(ROOT, 'docs/soak.md'), report);
