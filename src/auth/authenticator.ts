@@ -22,19 +22,29 @@ export const WWW_AUTHENTICATE_KEY = 'wwwAuthenticate';
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
-function cookie(header: string | undefined, name: string): string | undefined {
+/** The name=value pairs of a Cookie header (RFC 6265 §4.2.1), values URI-decoded where they can be. */
+export function cookies(header: string | undefined): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
   for (const part of (header ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq <= 0) continue;
+    const raw = part.slice(eq + 1).trim();
+    let value = raw;
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      // keep the raw value
+    }
+    out.push([part.slice(0, eq).trim(), value]);
   }
-  return undefined;
+  return out;
 }
 
 /** Where the route's API key is read from, in the caller's request. */
 export function presentedApiKey(view: RequestView, location: ApiKeyLocation, name: string): string | undefined {
   if (location === 'header') return view.header(name.toLowerCase());
   if (location === 'query') return view.query?.(name);
-  return cookie(view.header('cookie'), name);
+  return cookies(view.header('cookie')).find(([n]) => n === name)?.[1];
 }
 
 const quoted = (s: string): string => `"${s.replace(/["\\]/g, '')}"`;

@@ -13,6 +13,7 @@ import type { Dispatcher } from '../core/dispatcher.js';
 import { withUpstreamCredentials } from '../auth/upstream-credentials.js';
 import { passThroughHeaders } from '../core/service-params.js';
 import { tlsKey, undiciConnect } from '../tls/upstream-tls.js';
+import { transportFailure } from '../upstream/http-pool.js';
 import { A2AError, nameFromHttp } from '../errors/a2a-error.js';
 import { matchRestPath } from './rest/paths.js';
 import type { HttpCall } from './http-request.js';
@@ -24,6 +25,17 @@ export interface StreamedAnswer {
 }
 
 const PASSED_BACK = ['content-type', 'cache-control', 'x-accel-buffering', 'etag', 'last-modified'];
+
+/** The route's upstream URL, parsed once per route configuration (not per call). */
+const targets = new WeakMap<RouteConfig, URL>();
+function targetOf(route: RouteConfig): URL {
+  let u = targets.get(route);
+  if (!u) {
+    u = new URL(route.upstream.url);
+    targets.set(route, u);
+  }
+  return u;
+}
 
 export class HttpPassThrough {
   private readonly pools = new Map<string, Pool>();
@@ -52,7 +64,7 @@ export class HttpPassThrough {
       const checked = passThroughHeaders(call.header, route.forwardHeaders, call.query.get('A2A-Version') ?? undefined);
       await this.dispatcher.admit({ route, inbound, requestId: call.requestId, signal: call.signal, view: call.view });
       const upstream = withUpstreamCredentials(route, checked, call.header);
-      const target = new URL(route.upstream.url);
+      const target = targetOf(route);
       const base = target.pathname.replace(/\/+$/, '');
       const query = new URLSearchParams(call.query);
       const apiKey = route.auth?.apiKey;
@@ -76,7 +88,7 @@ export class HttpPassThrough {
       log(res.statusCode < 400 ? { ok: true, response: {} } : { ok: false, error: A2AError.of(nameFromHttp(res.statusCode), `upstream HTTP ${res.statusCode}`) });
       return { status: res.statusCode, headers: back, body: res.body };
     } catch (e) {
-      const err = e instanceof A2AError ? e : A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${(e as Error).message}`);
+      const err = transportFailure(e, call.signal, false, 'request', route.timeoutMs);
       log({ ok: false, error: err });
       throw err;
     }

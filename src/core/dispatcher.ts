@@ -95,7 +95,8 @@ export class Dispatcher {
   async admit(ctx: CallContext): Promise<string | undefined> {
     const principal = await this.auth.authenticate(ctx.route, ctx.view);
     const caller = principal ? `${principal.scheme}:${principal.id}` : undefined;
-    await this.limits.admit(ctx.route, caller ?? this.callerKey(ctx));
+    // the caller key (a hash of the credential) only when a per-caller limit needs it
+    if (ctx.route.rateLimit) await this.limits.admit(ctx.route, ctx.route.rateLimit.perCaller ? (caller ?? this.callerKey(ctx)) : '');
     return caller;
   }
 

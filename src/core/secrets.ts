@@ -6,7 +6,7 @@
 // the request — and replaces them in the error's message and details (an
 // upstream may echo what it was sent). Log lines are built from the redacted
 // error; pino also redacts credential-named keys (server/gateway.ts).
-import { presentedApiKey } from '../auth/authenticator.js';
+import { cookies, presentedApiKey } from '../auth/authenticator.js';
 import type { RequestView } from '../card/public-address.js';
 import type { RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
@@ -32,10 +32,7 @@ export function secretsOf(env: Envelope, route: RouteConfig, view: RequestView):
   const out: string[] = [];
   const auth = view.header('authorization');
   if (auth) out.push(auth, auth.replace(/^\S+\s+/, ''));
-  for (const c of (view.header('cookie') ?? '').split(';')) {
-    const eq = c.indexOf('=');
-    if (eq > 0) out.push(c.slice(eq + 1).trim());
-  }
+  for (const [, value] of cookies(view.header('cookie'))) out.push(value);
   const key = route.auth?.apiKey;
   if (key) {
     const v = presentedApiKey(view, key.location, key.name);

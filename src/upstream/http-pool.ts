@@ -45,6 +45,27 @@ export function isEventStream(contentType: string): boolean {
   return contentType.toLowerCase().startsWith('text/event-stream');
 }
 
+/**
+ * A transport failure of an HTTP upstream call (undici) as a gateway error:
+ * timeout, cancel, TLS failure (with its reason), refused/reset/dropped
+ * connection (flagged for fallback and retry), anything else unavailable.
+ */
+export function transportFailure(e: unknown, signal: AbortSignal, timedOut: boolean, stage: 'request' | 'body', timeoutMs: number): A2AError {
+  if (e instanceof A2AError) return e;
+  const code = codeOf(e);
+  if (timedOut || TIMEOUT.has(code)) return A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${timeoutMs} ms`);
+  if (signal.aborted) return A2AError.of('CANCELLED', 'the call was cancelled');
+  const reason = `${code} ${(e as Error).message ?? ''}`;
+  if (isTlsFailure(reason)) return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream TLS failure: ${(e as Error).message} (${code})`);
+  if (REFUSED.has(code) || stage === 'body') {
+    const err = A2AError.of('UPSTREAM_UNAVAILABLE', stage === 'body' ? `upstream connection dropped mid-stream (${code || (e as Error).message})` : `upstream unreachable (${code})`);
+    err.connectionRefused = code === 'ECONNREFUSED';
+    err.connectionReset = stage === 'request' && RESET.has(code);
+    return err;
+  }
+  return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${(e as Error).message}`);
+}
+
 export class HttpPool {
   private readonly pool: Pool;
   /** Path of the base URL without a trailing slash ("" for the origin). */
@@ -59,20 +80,8 @@ export class HttpPool {
     this.basePath = u.pathname.replace(/\/+$/, '');
   }
 
-  private failure(e: unknown, signal: AbortSignal, timedOut: boolean, stage: string): A2AError {
-    if (e instanceof A2AError) return e;
-    const code = codeOf(e);
-    if (timedOut || TIMEOUT.has(code)) return A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${this.timeoutMs} ms`);
-    if (signal.aborted) return A2AError.of('CANCELLED', 'the call was cancelled');
-    const reason = `${code} ${(e as Error).message ?? ''}`;
-    if (isTlsFailure(reason)) return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream TLS failure: ${(e as Error).message} (${code})`);
-    if (REFUSED.has(code) || stage === 'body') {
-      const err = A2AError.of('UPSTREAM_UNAVAILABLE', stage === 'body' ? `upstream connection dropped mid-stream (${code || (e as Error).message})` : `upstream unreachable (${code})`);
-      err.connectionRefused = code === 'ECONNREFUSED';
-      err.connectionReset = stage === 'request' && RESET.has(code);
-      return err;
-    }
-    return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${(e as Error).message}`);
+  private failure(e: unknown, signal: AbortSignal, timedOut: boolean, stage: 'request' | 'body'): A2AError {
+    return transportFailure(e, signal, timedOut, stage, this.timeoutMs);
   }
 
   /** A unary request: the whole answer, within the timeout. */
