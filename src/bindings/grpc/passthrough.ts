@@ -20,6 +20,8 @@ import { grpcAddress } from './outbound.js';
 import { toServiceError } from './status.js';
 
 const identity = (b: Buffer): Buffer => b;
+/** admit() reads no signal; one shared instead of a controller per call. */
+const NEVER_ABORTED = new AbortController().signal;
 
 export class GrpcPassThrough {
   private readonly clients = new Map<string, grpc.Client>();
@@ -42,7 +44,7 @@ export class GrpcPassThrough {
   private async metadata(view: RequestView, route: RouteConfig, request: Buffer, requestId: string): Promise<grpc.Metadata> {
     if (request.length > route.maxBodyBytes) throw A2AError.of('PAYLOAD_TOO_LARGE', `request message exceeds the route's limit of ${route.maxBodyBytes} bytes`);
     const headers = passThroughHeaders(view.header, route.forwardHeaders);
-    await this.dispatcher.admit({ route, inbound: 'GRPC', requestId, signal: new AbortController().signal, view });
+    await this.dispatcher.admit({ route, inbound: 'GRPC', requestId, signal: NEVER_ABORTED, view });
     const md = new grpc.Metadata();
     for (const [k, v] of Object.entries(withUpstreamCredentials(route, headers, view.header))) md.set(k, v);
     return md;
