@@ -70,7 +70,10 @@ async function worker(n: number): Promise<void> {
         const sent = await CALLERS[inbound](gw, 'SendMessage', { message: userMessage(`soak ${i}`) }, opts);
         counts.unary++;
         const id = (sent.result?.task as { id?: string } | undefined)?.id;
-        if (!sent.ok || !id) { fail(`${pair} SendMessage: ${sent.message ?? 'no task'}`); continue; }
+        if (!sent.ok || !id) {
+          fail(`${pair} SendMessage: ${sent.message ?? 'no task'}`);
+          continue;
+        }
         const got = await CALLERS[inbound](gw, 'GetTask', { id }, opts);
         counts.unary++;
         if (!got.ok) fail(`${pair} GetTask: ${got.message}`);
@@ -96,7 +99,10 @@ const samples: Array<{ atS: number; rss: number; heap: number }> = [];
 const sampler = setInterval(async () => {
   const s = { atS: Math.round((Date.now() - started) / 1000), rss: rssMiB(gwProc.pid), heap: await heapMiB() };
   samples.push(s);
-  if (samples.length % 6 === 0) log(`${s.atS} s: RSS ${s.rss.toFixed(1)} MiB, heap ${s.heap.toFixed(1)} MiB, ${counts.unary} unary, ${counts.streams} streams, ${[...failures.values()].reduce((a, b) => a + b, 0)} failures`);
+  if (samples.length % 6 === 0)
+    log(
+      `${s.atS} s: RSS ${s.rss.toFixed(1)} MiB, heap ${s.heap.toFixed(1)} MiB, ${counts.unary} unary, ${counts.streams} streams, ${[...failures.values()].reduce((a, b) => a + b, 0)} failures`,
+    );
 }, 10_000);
 log(`soak: ${MINUTES} min, ${WORKERS} callers, 9 binding pairs; gateway pid ${gwProc.pid}`);
 await Promise.all(Array.from({ length: WORKERS }, (_, n) => worker(n)));
@@ -141,7 +147,9 @@ const report = [
   ...(unexpected > 0 ? ['Failures:', '', ...[...failures].map(([k, v]) => `- ${v}× ${k}`), ''] : []),
   '| time s | RSS MiB | heap used MiB |',
   '| --: | --: | --: |',
-  ...samples.filter((_, i) => i % 6 === 5 || i === samples.length - 1).map((s) => `| ${s.atS} | ${f(s.rss)} | ${f(s.heap)} |`),
+  ...samples
+    .filter((_, i) => i % 6 === 5 || i === samples.length - 1)
+    .map((s) => `| ${s.atS} | ${f(s.rss)} | ${f(s.heap)} |`),
   '',
 ].join('\n');
 writeFileSync(join(ROOT, 'docs/soak.md'), report);

@@ -22,7 +22,13 @@ export interface Endpoint {
 
 export function params(method: MethodName, text = 'hi', raw?: string): JsonObject {
   if (method === 'GetTask') return { id: 'bench-task' };
-  return { message: { messageId: 'm-bench', role: 'ROLE_USER', parts: [raw ? { raw, mediaType: 'application/octet-stream' } : { text }] } };
+  return {
+    message: {
+      messageId: 'm-bench',
+      role: 'ROLE_USER',
+      parts: [raw ? { raw, mediaType: 'application/octet-stream' } : { text }],
+    },
+  };
 }
 
 const HEADERS = { 'a2a-version': '1.0' };
@@ -30,18 +36,39 @@ const HEADERS = { 'a2a-version': '1.0' };
 export function target(binding: Binding, method: MethodName, e: Endpoint, p: JsonObject = params(method)): Target {
   const withTenant = e.tenant ? { ...p, tenant: e.tenant } : p;
   if (binding === 'JSONRPC') {
-    return { kind: 'http', load: { url: `${e.http}${e.prefix}`, method: 'POST', headers: { ...HEADERS, 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: withTenant }) } };
+    return {
+      kind: 'http',
+      load: {
+        url: `${e.http}${e.prefix}`,
+        method: 'POST',
+        headers: { ...HEADERS, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: withTenant }),
+      },
+    };
   }
   if (binding === 'HTTP+JSON') {
     const base = `${e.http}${e.prefix}${e.tenant ? `/${e.tenant}` : ''}`;
-    if (method === 'GetTask') return { kind: 'http', load: { url: `${base}/tasks/bench-task`, method: 'GET', headers: HEADERS } };
+    if (method === 'GetTask')
+      return { kind: 'http', load: { url: `${base}/tasks/bench-task`, method: 'GET', headers: HEADERS } };
     const path = method === 'SendStreamingMessage' ? '/message:stream' : '/message:send';
-    return { kind: 'http', load: { url: `${base}${path}`, method: 'POST', headers: { ...HEADERS, 'content-type': 'application/json' }, body: JSON.stringify(p) } };
+    return {
+      kind: 'http',
+      load: {
+        url: `${base}${path}`,
+        method: 'POST',
+        headers: { ...HEADERS, 'content-type': 'application/json' },
+        body: JSON.stringify(p),
+      },
+    };
   }
   const info = methodInfo(method);
-  const body = Buffer.from(info.requestType.encode(info.requestType.fromObject(fromJson(info.requestType, withTenant))).finish());
-  return { kind: 'grpc', load: { address: e.grpc, method, body, metadata: HEADERS, ...(e.authority ? { authority: e.authority } : {}) } };
+  const body = Buffer.from(
+    info.requestType.encode(info.requestType.fromObject(fromJson(info.requestType, withTenant))).finish(),
+  );
+  return {
+    kind: 'grpc',
+    load: { address: e.grpc, method, body, metadata: HEADERS, ...(e.authority ? { authority: e.authority } : {}) },
+  };
 }
 
 /** Opens a stream and resolves at its first event (ms), then at its end with the event count. */
@@ -55,10 +82,21 @@ export function openStream(t: Target): { first: Promise<number>; done: Promise<n
     count += n;
   };
   if (t.kind === 'grpc') {
-    const client = new grpc.Client(t.load.address, grpc.credentials.createInsecure(), t.load.authority ? { 'grpc.default_authority': t.load.authority } : {});
+    const client = new grpc.Client(
+      t.load.address,
+      grpc.credentials.createInsecure(),
+      t.load.authority ? { 'grpc.default_authority': t.load.authority } : {},
+    );
     const md = new grpc.Metadata();
     for (const [k, v] of Object.entries(t.load.metadata)) md.set(k, v);
-    const call = client.makeServerStreamRequest(`/lf.a2a.v1.A2AService/${t.load.method}`, (b: Buffer) => b, (b: Buffer) => b, t.load.body, md, {});
+    const call = client.makeServerStreamRequest(
+      `/lf.a2a.v1.A2AService/${t.load.method}`,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      t.load.body,
+      md,
+      {},
+    );
     const done = new Promise<number>((resolve) => {
       call.on('data', () => seen(1));
       call.on('end', () => resolve(count));
@@ -70,7 +108,12 @@ export function openStream(t: Target): { first: Promise<number>; done: Promise<n
   const ac = new AbortController();
   const done = (async () => {
     try {
-      const res = await request(t.load.url, { method: t.load.method, headers: t.load.headers, body: t.load.body ?? null, signal: ac.signal });
+      const res = await request(t.load.url, {
+        method: t.load.method,
+        headers: t.load.headers,
+        body: t.load.body ?? null,
+        signal: ac.signal,
+      });
       for await (const chunk of res.body) seen((chunk.toString().match(/\ndata:|^data:/g) ?? []).length);
     } catch {
       // cancelled

@@ -24,10 +24,22 @@ export interface HttpLoad {
 /** `rate`: requests per second for all connections together (paced), else as fast as the callers go. */
 export async function httpLoad(l: HttpLoad, connections: number, seconds: number, rate?: number): Promise<LoadResult> {
   const r = await autocannon({
-    url: l.url, method: l.method, headers: l.headers, ...(l.body ? { body: l.body } : {}), connections, duration: seconds, pipelining: 1,
+    url: l.url,
+    method: l.method,
+    headers: l.headers,
+    ...(l.body ? { body: l.body } : {}),
+    connections,
+    duration: seconds,
+    pipelining: 1,
     ...(rate ? { overallRate: rate } : {}),
   });
-  return { requests: r.requests.total, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
+  return {
+    requests: r.requests.total,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.non2xx,
+  };
 }
 
 export interface GrpcLoad {
@@ -43,20 +55,32 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number, rate?: number): Promise<LoadResult> {
-  const client = new grpc.Client(l.address, grpc.credentials.createInsecure(), l.authority ? { 'grpc.default_authority': l.authority } : {});
+  const client = new grpc.Client(
+    l.address,
+    grpc.credentials.createInsecure(),
+    l.authority ? { 'grpc.default_authority': l.authority } : {},
+  );
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries(l.metadata)) md.set(k, v);
   const latencies: number[] = [];
   let errors = 0;
   const end = Date.now() + seconds * 1000;
-  const one = (): Promise<void> => new Promise((resolve) => {
-    const t0 = process.hrtime.bigint();
-    client.makeUnaryRequest(`/lf.a2a.v1.A2AService/${l.method}`, (b: Buffer) => b, (b: Buffer) => b, l.body, md, (err) => {
-      if (err) errors++;
-      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      resolve();
+  const one = (): Promise<void> =>
+    new Promise((resolve) => {
+      const t0 = process.hrtime.bigint();
+      client.makeUnaryRequest(
+        `/lf.a2a.v1.A2AService/${l.method}`,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        l.body,
+        md,
+        (err) => {
+          if (err) errors++;
+          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+          resolve();
+        },
+      );
     });
-  });
   if (rate) {
     // paced: start requests to keep up with rate × elapsed time, at most `concurrency` in flight
     const start = Date.now();
@@ -73,13 +97,21 @@ export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number
     }
     await Promise.all(pending);
   } else {
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (Date.now() < end) await one();
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (Date.now() < end) await one();
+      }),
+    );
   }
   client.close();
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, rps: latencies.length / seconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors };
+  return {
+    requests: latencies.length,
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    errors,
+  };
 }
 
 /** utime + stime of a process, in microseconds. */

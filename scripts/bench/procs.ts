@@ -47,7 +47,10 @@ export interface Upstreams extends Proc {
 }
 
 export async function startUpstreams(): Promise<Upstreams> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/bench/upstream.ts')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/bench/upstream.ts')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await firstLine(child, (l) => l.startsWith('{'));
   return { ...proc(child), urls: JSON.parse(line) as Upstreams['urls'] };
 }
@@ -63,10 +66,15 @@ export async function startGatewayProc(config: unknown): Promise<GatewayProc> {
   writeFileSync(join(dir, 'gateway.yaml'), stringify(config));
   const logFile = join(dir, 'gateway.log');
   const out = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/bin.js'), '--config', join(dir, 'gateway.yaml')], { cwd: ROOT, stdio: ['ignore', out, 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/bin.js'), '--config', join(dir, 'gateway.yaml')], {
+    cwd: ROOT,
+    stdio: ['ignore', out, 'inherit'],
+  });
   closeSync(out);
   for (let i = 0; i < 200; i++) {
-    const line = readFileSync(logFile, 'utf8').split('\n').find((l) => l.includes('a2a-gateway listening'));
+    const line = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .find((l) => l.includes('a2a-gateway listening'));
     if (line) {
       const up = JSON.parse(line) as { http: string; grpc: string };
       return { ...proc(child), http: up.http, grpc: up.grpc };
@@ -97,14 +105,18 @@ export interface Nginx extends Proc {
 export async function startNginx(u: Upstreams['urls']): Promise<Nginx | string> {
   let bin: string;
   try {
-    bin = execFileSync('sh', ['-c', 'command -v nginx || ls /usr/sbin/nginx'], { encoding: 'utf8' }).trim().split('\n')[0]!;
+    bin = execFileSync('sh', ['-c', 'command -v nginx || ls /usr/sbin/nginx'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[0]!;
   } catch {
     return 'nginx is not installed (apt-get install nginx to add the baseline); baseline skipped';
   }
   const dir = mkdtempSync(join(tmpdir(), 'a2a-bench-nginx-'));
   const [httpPort, grpcPort] = [await freePort(), await freePort()];
   const httpUp = new URL(u.jsonrpc).host;
-  writeFileSync(join(dir, 'nginx.conf'), `
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `
 worker_processes 1;
 error_log ${dir}/error.log;
 pid ${dir}/nginx.pid;
@@ -122,13 +134,18 @@ http {
     location / { grpc_pass grpc://a2a_grpc; }
   }
 }
-`);
+`,
+  );
   const child = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' });
   await new Promise((r) => setTimeout(r, 500));
   if (child.exitCode !== null) return `nginx failed to start (exit ${child.exitCode}); baseline skipped`;
   const pids = (): number[] => {
     try {
-      const workers = execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).trim().split('\n').map(Number).filter((n) => n > 0);
+      const workers = execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .map(Number)
+        .filter((n) => n > 0);
       return [child.pid!, ...workers];
     } catch {
       return [child.pid!];

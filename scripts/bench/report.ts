@@ -8,31 +8,80 @@ import type { LoadResult } from './load.js';
 import { ROOT } from './procs.js';
 
 export interface PairRow {
-  method: string; inbound: Binding; upstream: Binding; direct: LoadResult; gateway: LoadResult; gatewayCpuUs: number; upstreamCpuUs: number; rss: number;
+  method: string;
+  inbound: Binding;
+  upstream: Binding;
+  direct: LoadResult;
+  gateway: LoadResult;
+  gatewayCpuUs: number;
+  upstreamCpuUs: number;
+  rss: number;
   /** Both sides paced at half the gateway's maximum rps (SendMessage only). */
   half?: { rate: number; direct: LoadResult; gateway: LoadResult };
 }
-export interface PassRow { binding: Binding; direct: LoadResult; gateway: LoadResult; gatewayCpuUs: number; nginx: LoadResult | undefined; nginxCpuUs: number | undefined }
-export interface StreamRow { binding: Binding; ttfeDirectMs: number; ttfeGatewayMs: number; eventsPerSecond: number; cpuUsPerEvent: number }
-export interface IdleRow { streams: number; rssBefore: number; rssAfter: number; perStream: number }
-export interface PayloadRow { mib: number; inbound: Binding; upstream: Binding; mibPerSecond: number; errors: number; peak: number; start: number }
-export interface Report { pairs: PairRow[]; passThrough: PassRow[]; streaming: StreamRow[]; idle: IdleRow[]; payload: PayloadRow[]; notes: string[]; concurrency: number; seconds: number }
+export interface PassRow {
+  binding: Binding;
+  direct: LoadResult;
+  gateway: LoadResult;
+  gatewayCpuUs: number;
+  nginx: LoadResult | undefined;
+  nginxCpuUs: number | undefined;
+}
+export interface StreamRow {
+  binding: Binding;
+  ttfeDirectMs: number;
+  ttfeGatewayMs: number;
+  eventsPerSecond: number;
+  cpuUsPerEvent: number;
+}
+export interface IdleRow {
+  streams: number;
+  rssBefore: number;
+  rssAfter: number;
+  perStream: number;
+}
+export interface PayloadRow {
+  mib: number;
+  inbound: Binding;
+  upstream: Binding;
+  mibPerSecond: number;
+  errors: number;
+  peak: number;
+  start: number;
+}
+export interface Report {
+  pairs: PairRow[];
+  passThrough: PassRow[];
+  streaming: StreamRow[];
+  idle: IdleRow[];
+  payload: PayloadRow[];
+  notes: string[];
+  concurrency: number;
+  seconds: number;
+}
 
 const f = (n: number, d = 0) => n.toFixed(d);
 const mib = (b: number) => f(b / 2 ** 20, 1);
 
 function svg(pairs: PairRow[]): string {
-  const rows = pairs.map((p) => ({ label: `${p.method === 'SendMessage' ? 'Send' : 'Get'} ${p.inbound}→${p.upstream}`, ratio: p.gateway.rps / p.direct.rps }));
+  const rows = pairs.map((p) => ({
+    label: `${p.method === 'SendMessage' ? 'Send' : 'Get'} ${p.inbound}→${p.upstream}`,
+    ratio: p.gateway.rps / p.direct.rps,
+  }));
   const h = 24 * rows.length + 60;
   const x0 = 230;
   const w = 400;
-  const bars = rows.map((r, i) => {
-    const y = 40 + i * 24;
-    const len = Math.max(1, Math.min(1.2, r.ratio) / 1.2 * w);
-    return `<text x="${x0 - 8}" y="${y + 14}" text-anchor="end" font-size="12">${r.label}</text>`
-      + `<rect x="${x0}" y="${y}" width="${len.toFixed(1)}" height="18" fill="${r.ratio >= 0.6 ? '#3a7' : '#d64'}"/>`
-      + `<text x="${x0 + len + 6}" y="${y + 14}" font-size="12">${r.ratio.toFixed(2)}</text>`;
-  }).join('\n');
+  const bars = rows
+    .map((r, i) => {
+      const y = 40 + i * 24;
+      const len = Math.max(1, (Math.min(1.2, r.ratio) / 1.2) * w);
+      return (
+        `<text x="${x0 - 8}" y="${y + 14}" text-anchor="end" font-size="12">${r.label}</text>` +
+        `<rect x="${x0}" y="${y}" width="${len.toFixed(1)}" height="18" fill="${r.ratio >= 0.6 ? '#3a7' : '#d64'}"/>` +
+        `<text x="${x0 + len + 6}" y="${y + 14}" font-size="12">${r.ratio.toFixed(2)}</text>`
+      );
+    })
+    .join('\n');
   const target = x0 + (0.6 / 1.2) * w;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${x0 + w + 60}" height="${h}" font-family="sans-serif">
 <text x="10" y="22" font-size="14">a2a-gateway throughput ÷ direct, per binding pair (target ≥ 0.6)</text>
@@ -85,26 +134,38 @@ export function writeReport(r: Report): void {
     '',
     '| method | inbound → upstream | direct rps | gateway rps | ratio | direct p50 / p99 ms | gateway p50 / p99 ms | gateway µs CPU/req | upstream µs CPU/req | gateway RSS MiB |',
     '| :-- | :-- | --: | --: | --: | --: | --: | --: | --: | --: |',
-    ...r.pairs.map((p) => `| ${p.method} | ${p.inbound} → ${p.upstream} | ${f(p.direct.rps)} | ${f(p.gateway.rps)} | ${f(p.gateway.rps / p.direct.rps, 2)} | ${f(p.direct.p50, 1)} / ${f(p.direct.p99, 1)} | ${f(p.gateway.p50, 1)} / ${f(p.gateway.p99, 1)} | ${f(p.gatewayCpuUs)} | ${f(p.upstreamCpuUs)} | ${mib(p.rss)} |`),
+    ...r.pairs.map(
+      (p) =>
+        `| ${p.method} | ${p.inbound} → ${p.upstream} | ${f(p.direct.rps)} | ${f(p.gateway.rps)} | ${f(p.gateway.rps / p.direct.rps, 2)} | ${f(p.direct.p50, 1)} / ${f(p.direct.p99, 1)} | ${f(p.gateway.p50, 1)} / ${f(p.gateway.p99, 1)} | ${f(p.gatewayCpuUs)} | ${f(p.upstreamCpuUs)} | ${mib(p.rss)} |`,
+    ),
     '',
     '### Added latency at 50% of the maximum load (SendMessage)',
     '',
     '| inbound → upstream | paced rps | direct p50 / p99 ms | gateway p50 / p99 ms | added p99 ms |',
     '| :-- | --: | --: | --: | --: |',
-    ...halves.map((p) => `| ${p.inbound} → ${p.upstream} | ${p.half!.rate} | ${f(p.half!.direct.p50, 2)} / ${f(p.half!.direct.p99, 2)} | ${f(p.half!.gateway.p50, 2)} / ${f(p.half!.gateway.p99, 2)} | ${f(p.half!.gateway.p99 - p.half!.direct.p99, 2)} |`),
+    ...halves.map(
+      (p) =>
+        `| ${p.inbound} → ${p.upstream} | ${p.half!.rate} | ${f(p.half!.direct.p50, 2)} / ${f(p.half!.direct.p99, 2)} | ${f(p.half!.gateway.p50, 2)} / ${f(p.half!.gateway.p99, 2)} | ${f(p.half!.gateway.p99 - p.half!.direct.p99, 2)} |`,
+    ),
     '',
     '## Same-binding pass-through (SendMessage)',
     '',
     '| binding | direct rps | gateway rps | ratio | gateway µs CPU/req | nginx rps | nginx µs CPU/req |',
     '| :-- | --: | --: | --: | --: | --: | --: |',
-    ...pt.map((p) => `| ${p.binding} | ${f(p.direct.rps)} | ${f(p.gateway.rps)} | ${f(p.gateway.rps / p.direct.rps, 2)} | ${f(p.gatewayCpuUs)} | ${p.nginx ? f(p.nginx.rps) : '—'} | ${p.nginxCpuUs !== undefined ? f(p.nginxCpuUs) : '—'} |`),
+    ...pt.map(
+      (p) =>
+        `| ${p.binding} | ${f(p.direct.rps)} | ${f(p.gateway.rps)} | ${f(p.gateway.rps / p.direct.rps, 2)} | ${f(p.gatewayCpuUs)} | ${p.nginx ? f(p.nginx.rps) : '—'} | ${p.nginxCpuUs !== undefined ? f(p.nginxCpuUs) : '—'} |`,
+    ),
     ...r.notes.map((n) => `\n_${n}_`),
     '',
     '## Streaming',
     '',
     '| binding (same both sides) | first event direct ms | first event via gateway ms | added ms | events/s via gateway | gateway µs CPU/event |',
     '| :-- | --: | --: | --: | --: | --: |',
-    ...r.streaming.map((s) => `| ${s.binding} | ${f(s.ttfeDirectMs, 2)} | ${f(s.ttfeGatewayMs, 2)} | ${f(s.ttfeGatewayMs - s.ttfeDirectMs, 2)} | ${f(s.eventsPerSecond)} | ${f(s.cpuUsPerEvent, 1)} |`),
+    ...r.streaming.map(
+      (s) =>
+        `| ${s.binding} | ${f(s.ttfeDirectMs, 2)} | ${f(s.ttfeGatewayMs, 2)} | ${f(s.ttfeGatewayMs - s.ttfeDirectMs, 2)} | ${f(s.eventsPerSecond)} | ${f(s.cpuUsPerEvent, 1)} |`,
+    ),
     '',
     '| idle gRPC streams through the gateway | RSS before MiB | RSS after MiB | KiB per stream |',
     '| --: | --: | --: | --: |',
@@ -114,7 +175,9 @@ export function writeReport(r: Report): void {
     '',
     '| payload | inbound → upstream | MiB/s | errors | gateway peak RSS MiB |',
     '| --: | :-- | --: | --: | --: |',
-    ...r.payload.map((p) => `| ${p.mib} MiB | ${p.inbound} → ${p.upstream} | ${f(p.mibPerSecond, 1)} | ${p.errors} | ${mib(p.peak)} |`),
+    ...r.payload.map(
+      (p) => `| ${p.mib} MiB | ${p.inbound} → ${p.upstream} | ${f(p.mibPerSecond, 1)} | ${p.errors} | ${mib(p.peak)} |`,
+    ),
     '',
   ];
   writeFileSync(`${ROOT}docs/benchmarks.md`, lines.join('\n'));

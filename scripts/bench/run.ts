@@ -23,7 +23,9 @@ function log(line: string): void {
 }
 
 async function load(t: Target, seconds = SECONDS, concurrency = CONCURRENCY, rate?: number): Promise<LoadResult> {
-  return t.kind === 'http' ? httpLoad(t.load, concurrency, seconds, rate) : grpcLoad(t.load, concurrency, seconds, rate);
+  return t.kind === 'http'
+    ? httpLoad(t.load, concurrency, seconds, rate)
+    : grpcLoad(t.load, concurrency, seconds, rate);
 }
 
 /** Warm up, then measure; CPU of the given processes over the measured part (µs per request). */
@@ -43,17 +45,42 @@ const direct: Record<Binding, Endpoint> = {
 };
 const urlOf = (b: Binding) => (b === 'JSONRPC' ? up.urls.jsonrpc : b === 'HTTP+JSON' ? up.urls.rest : up.urls.grpc);
 const config = {
-  listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 }, log: { level: 'info' },
+  listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+  log: { level: 'info' },
   routes: [
-    ...BINDINGS.map((b) => ({ name: `to-${slug(b)}`, match: { pathPrefix: `/to-${slug(b)}`, tenant: `to-${slug(b)}` }, upstream: { url: urlOf(b), binding: b, tenant: 'clear' }, maxBodyBytes: 32 * 2 ** 20 })),
-    ...BINDINGS.map((b) => ({ name: `pt-${slug(b)}`, match: b === 'GRPC' ? { hosts: ['pt-grpc'] } : { pathPrefix: `/pt-${slug(b)}` }, upstream: { url: urlOf(b), binding: b }, passThrough: true })),
+    ...BINDINGS.map((b) => ({
+      name: `to-${slug(b)}`,
+      match: { pathPrefix: `/to-${slug(b)}`, tenant: `to-${slug(b)}` },
+      upstream: { url: urlOf(b), binding: b, tenant: 'clear' },
+      maxBodyBytes: 32 * 2 ** 20,
+    })),
+    ...BINDINGS.map((b) => ({
+      name: `pt-${slug(b)}`,
+      match: b === 'GRPC' ? { hosts: ['pt-grpc'] } : { pathPrefix: `/pt-${slug(b)}` },
+      upstream: { url: urlOf(b), binding: b },
+      passThrough: true,
+    })),
   ],
 };
 log('building the gateway (npm run build)…');
 execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
 let gw: GatewayProc = await startGatewayProc(config);
-const via = (b: Binding): Endpoint => ({ http: `http://${gw.http}`, grpc: gw.grpc, prefix: `/to-${slug(b)}`, tenant: `to-${slug(b)}` });
-const report: Report = { pairs: [], passThrough: [], streaming: [], idle: [], payload: [], notes: [], concurrency: CONCURRENCY, seconds: SECONDS };
+const via = (b: Binding): Endpoint => ({
+  http: `http://${gw.http}`,
+  grpc: gw.grpc,
+  prefix: `/to-${slug(b)}`,
+  tenant: `to-${slug(b)}`,
+});
+const report: Report = {
+  pairs: [],
+  passThrough: [],
+  streaming: [],
+  idle: [],
+  payload: [],
+  notes: [],
+  concurrency: CONCURRENCY,
+  seconds: SECONDS,
+};
 
 log(`pairs: ${CONCURRENCY} concurrent, ${SECONDS} s per run after ${WARMUP} s warm-up; direct and gateway alternate`);
 for (const method of ['SendMessage', 'GetTask'] as MethodName[]) {
@@ -61,7 +88,16 @@ for (const method of ['SendMessage', 'GetTask'] as MethodName[]) {
     for (const upstream of BINDINGS) {
       const d = await measure(target(upstream, method, direct[upstream]), [up.pid]);
       const g = await measure(target(inbound, method, via(upstream)), [gw.pid, up.pid]);
-      const row: PairRow = { method, inbound, upstream, direct: d, gateway: g, gatewayCpuUs: g.cpuUs[0]!, upstreamCpuUs: g.cpuUs[1]!, rss: memory(gw.pid).rss };
+      const row: PairRow = {
+        method,
+        inbound,
+        upstream,
+        direct: d,
+        gateway: g,
+        gatewayCpuUs: g.cpuUs[0]!,
+        upstreamCpuUs: g.cpuUs[1]!,
+        rss: memory(gw.pid).rss,
+      };
       if (method === 'SendMessage') {
         // added latency at 50% of the gateway's maximum throughput, both sides paced at the same rate
         const rate = Math.max(1, Math.round(g.rps / 2));
@@ -71,7 +107,9 @@ for (const method of ['SendMessage', 'GetTask'] as MethodName[]) {
         log(`  at ${rate} rps (50%): direct p99 ${dh.p99.toFixed(2)} ms | gateway p99 ${gh.p99.toFixed(2)} ms`);
       }
       report.pairs.push(row);
-      log(`${method.padEnd(11)} ${inbound.padEnd(9)} → ${upstream.padEnd(9)} direct ${d.rps.toFixed(0).padStart(6)} rps p99 ${d.p99.toFixed(1)} ms | gateway ${g.rps.toFixed(0).padStart(6)} rps p99 ${g.p99.toFixed(1)} ms | ratio ${(g.rps / d.rps).toFixed(2)} | gw ${row.gatewayCpuUs.toFixed(0)} µs/req | errors ${g.errors}`);
+      log(
+        `${method.padEnd(11)} ${inbound.padEnd(9)} → ${upstream.padEnd(9)} direct ${d.rps.toFixed(0).padStart(6)} rps p99 ${d.p99.toFixed(1)} ms | gateway ${g.rps.toFixed(0).padStart(6)} rps p99 ${g.p99.toFixed(1)} ms | ratio ${(g.rps / d.rps).toFixed(2)} | gw ${row.gatewayCpuUs.toFixed(0)} µs/req | errors ${g.errors}`,
+      );
     }
   }
 }
@@ -80,18 +118,38 @@ const nginx = await startNginx(up.urls);
 if (typeof nginx === 'string') report.notes.push(nginx);
 log(typeof nginx === 'string' ? nginx : `nginx baseline on ${nginx.http} / ${nginx.grpc}`);
 for (const b of BINDINGS) {
-  const pt: Endpoint = { http: `http://${gw.http}`, grpc: gw.grpc, prefix: `/pt-${slug(b)}`, tenant: '', authority: 'pt-grpc' };
+  const pt: Endpoint = {
+    http: `http://${gw.http}`,
+    grpc: gw.grpc,
+    prefix: `/pt-${slug(b)}`,
+    tenant: '',
+    authority: 'pt-grpc',
+  };
   const d = await measure(target(b, 'SendMessage', direct[b]), [up.pid]);
   const g = await measure(target(b, 'SendMessage', pt), [gw.pid]);
   let n: (LoadResult & { cpuUs: number[] }) | undefined;
   if (typeof nginx !== 'string') {
-    const ne: Endpoint = { http: b === 'JSONRPC' ? `${nginx.http}/rpc` : `${nginx.http}/rest`, grpc: nginx.grpc, prefix: '', tenant: '' };
+    const ne: Endpoint = {
+      http: b === 'JSONRPC' ? `${nginx.http}/rpc` : `${nginx.http}/rest`,
+      grpc: nginx.grpc,
+      prefix: '',
+      tenant: '',
+    };
     const pids = nginx.pids();
     n = await measure(target(b, 'SendMessage', ne), pids);
     n.cpuUs = [n.cpuUs.reduce((a, x) => a + x, 0)];
   }
-  report.passThrough.push({ binding: b, direct: d, gateway: g, gatewayCpuUs: g.cpuUs[0]!, nginx: n, nginxCpuUs: n?.cpuUs[0] });
-  log(`pass-through ${b.padEnd(9)} direct ${d.rps.toFixed(0)} rps | gateway ${g.rps.toFixed(0)} rps (${(g.rps / d.rps).toFixed(2)}×, ${g.cpuUs[0]!.toFixed(0)} µs/req)${n ? ` | nginx ${n.rps.toFixed(0)} rps (${n.cpuUs[0]!.toFixed(0)} µs/req)` : ''}`);
+  report.passThrough.push({
+    binding: b,
+    direct: d,
+    gateway: g,
+    gatewayCpuUs: g.cpuUs[0]!,
+    nginx: n,
+    nginxCpuUs: n?.cpuUs[0],
+  });
+  log(
+    `pass-through ${b.padEnd(9)} direct ${d.rps.toFixed(0)} rps | gateway ${g.rps.toFixed(0)} rps (${(g.rps / d.rps).toFixed(2)}×, ${g.cpuUs[0]!.toFixed(0)} µs/req)${n ? ` | nginx ${n.rps.toFixed(0)} rps (${n.cpuUs[0]!.toFixed(0)} µs/req)` : ''}`,
+  );
 }
 if (typeof nginx !== 'string') await nginx.stop();
 
@@ -114,20 +172,32 @@ for (const b of BINDINGS) {
   const s = openStream(target(b, 'SendStreamingMessage', via(b), params('SendStreamingMessage', String(N))));
   const events = await s.done;
   const seconds = (Date.now() - t0) / 1000;
-  report.streaming.push({ binding: b, ttfeDirectMs: d, ttfeGatewayMs: g, eventsPerSecond: events / seconds, cpuUsPerEvent: (cpuMicros(gw.pid) - cpu0) / Math.max(1, events) });
-  log(`stream ${b.padEnd(9)} first event: direct ${d.toFixed(2)} ms, gateway ${g.toFixed(2)} ms (+${(g - d).toFixed(2)}) | ${(events / seconds).toFixed(0)} events/s | ${((cpuMicros(gw.pid) - cpu0) / Math.max(1, events)).toFixed(1)} µs/event`);
+  report.streaming.push({
+    binding: b,
+    ttfeDirectMs: d,
+    ttfeGatewayMs: g,
+    eventsPerSecond: events / seconds,
+    cpuUsPerEvent: (cpuMicros(gw.pid) - cpu0) / Math.max(1, events),
+  });
+  log(
+    `stream ${b.padEnd(9)} first event: direct ${d.toFixed(2)} ms, gateway ${g.toFixed(2)} ms (+${(g - d).toFixed(2)}) | ${(events / seconds).toFixed(0)} events/s | ${((cpuMicros(gw.pid) - cpu0) / Math.max(1, events)).toFixed(1)} µs/event`,
+  );
 }
 for (const count of [1000, 10_000]) {
   await gw.stop();
   gw = await startGatewayProc(config);
   await new Promise((r) => setTimeout(r, 500));
   const before = memory(gw.pid).rss;
-  const streams = Array.from({ length: count }, () => openStream(target('GRPC', 'SendStreamingMessage', via('GRPC'), params('SendStreamingMessage', 'hold'))));
+  const streams = Array.from({ length: count }, () =>
+    openStream(target('GRPC', 'SendStreamingMessage', via('GRPC'), params('SendStreamingMessage', 'hold'))),
+  );
   await Promise.all(streams.map((s) => s.first));
   await new Promise((r) => setTimeout(r, 500));
   const after = memory(gw.pid).rss;
   report.idle.push({ streams: count, rssBefore: before, rssAfter: after, perStream: (after - before) / count });
-  log(`${count} idle streams: RSS ${(before / 2 ** 20).toFixed(0)} → ${(after / 2 ** 20).toFixed(0)} MiB, ${((after - before) / count / 1024).toFixed(1)} KiB per stream`);
+  log(
+    `${count} idle streams: RSS ${(before / 2 ** 20).toFixed(0)} → ${(after / 2 ** 20).toFixed(0)} MiB, ${((after - before) / count / 1024).toFixed(1)} KiB per stream`,
+  );
   streams.forEach((s) => s.cancel());
   up.child.kill('SIGUSR2');
 }
@@ -141,11 +211,21 @@ for (const mib of [1, 10]) {
   for (const inbound of BINDINGS) {
     for (const upstream of BINDINGS) {
       const r = await load(target(inbound, 'SendMessage', via(upstream), params('SendMessage', '', raw)), 2, 2);
-      report.payload.push({ mib, inbound, upstream, mibPerSecond: (r.requests * mib) / 2, errors: r.errors, peak: memory(gw.pid).peak, start });
+      report.payload.push({
+        mib,
+        inbound,
+        upstream,
+        mibPerSecond: (r.requests * mib) / 2,
+        errors: r.errors,
+        peak: memory(gw.pid).peak,
+        start,
+      });
     }
   }
   const peak = memory(gw.pid).peak;
-  log(`${mib} MiB raw part: peak RSS ${(peak / 2 ** 20).toFixed(0)} MiB (${((peak - start) / (mib * 2 ** 20)).toFixed(1)}× the payload over the idle ${(start / 2 ** 20).toFixed(0)} MiB)`);
+  log(
+    `${mib} MiB raw part: peak RSS ${(peak / 2 ** 20).toFixed(0)} MiB (${((peak - start) / (mib * 2 ** 20)).toFixed(1)}× the payload over the idle ${(start / 2 ** 20).toFixed(0)} MiB)`,
+  );
 }
 
 await gw.stop();

@@ -53,7 +53,10 @@ class RouteAuthenticator {
   private readonly keys: Array<{ id: string; digest: Buffer }>;
   private readonly jwt: JwtVerifier | undefined;
 
-  constructor(private readonly auth: RouteAuth, private readonly realm: string) {
+  constructor(
+    private readonly auth: RouteAuth,
+    private readonly realm: string,
+  ) {
     this.keys = (auth.apiKey?.keys ?? []).map((k) => ({ id: k.id, digest: digest(k.key) }));
     this.jwt = auth.jwt ? new JwtVerifier(auth.jwt) : undefined;
   }
@@ -72,7 +75,10 @@ class RouteAuthenticator {
       if (presented !== undefined) {
         const d = digest(presented);
         // compare against every key, so the time taken does not say which one nearly matched
-        const match = this.keys.reduce<string | undefined>((found, k) => (timingSafeEqual(k.digest, d) ? k.id : found), undefined);
+        const match = this.keys.reduce<string | undefined>(
+          (found, k) => (timingSafeEqual(k.digest, d) ? k.id : found),
+          undefined,
+        );
         if (match !== undefined) return { scheme: 'apiKey', id: match };
         problems.push('the API key is not valid');
       } else {
@@ -101,8 +107,12 @@ class RouteAuthenticator {
   private challenges(bearerError: string | undefined): string {
     const realm = `realm=${quoted(this.realm)}`;
     const out: string[] = [];
-    if (this.auth.jwt) out.push(`Bearer ${realm}${bearerError ? `, error="invalid_token", error_description=${quoted(bearerError)}` : ''}`);
-    if (this.auth.apiKey) out.push(`ApiKey ${realm}, in=${quoted(this.auth.apiKey.location)}, name=${quoted(this.auth.apiKey.name)}`);
+    if (this.auth.jwt)
+      out.push(
+        `Bearer ${realm}${bearerError ? `, error="invalid_token", error_description=${quoted(bearerError)}` : ''}`,
+      );
+    if (this.auth.apiKey)
+      out.push(`ApiKey ${realm}, in=${quoted(this.auth.apiKey.location)}, name=${quoted(this.auth.apiKey.name)}`);
     if (this.auth.mtls) out.push(`ClientCertificate ${realm}`);
     return out.join(', ');
   }

@@ -7,15 +7,33 @@
 import type { RouteAuth } from '../config/types.js';
 import type { JsonObject } from '../proto/protojson.js';
 
-export function advertisedSecurity(auth: RouteAuth): { securitySchemes: JsonObject; securityRequirements: JsonObject[] } {
+export function advertisedSecurity(auth: RouteAuth): {
+  securitySchemes: JsonObject;
+  securityRequirements: JsonObject[];
+} {
   const schemes: JsonObject = {};
   if (auth.apiKey) {
-    schemes.gatewayApiKey = { apiKeySecurityScheme: { description: 'API key checked by the A2A gateway', location: auth.apiKey.location, name: auth.apiKey.name } };
+    schemes.gatewayApiKey = {
+      apiKeySecurityScheme: {
+        description: 'API key checked by the A2A gateway',
+        location: auth.apiKey.location,
+        name: auth.apiKey.name,
+      },
+    };
   }
   if (auth.jwt) {
-    schemes.gatewayBearer = { httpAuthSecurityScheme: { description: 'JWT bearer token checked by the A2A gateway', scheme: 'Bearer', bearerFormat: 'JWT' } };
+    schemes.gatewayBearer = {
+      httpAuthSecurityScheme: {
+        description: 'JWT bearer token checked by the A2A gateway',
+        scheme: 'Bearer',
+        bearerFormat: 'JWT',
+      },
+    };
   }
-  if (auth.mtls) schemes.gatewayMutualTls = { mtlsSecurityScheme: { description: 'Client certificate verified by the A2A gateway' } };
+  if (auth.mtls)
+    schemes.gatewayMutualTls = {
+      mtlsSecurityScheme: { description: 'Client certificate verified by the A2A gateway' },
+    };
   return {
     securitySchemes: schemes,
     securityRequirements: Object.keys(schemes).map((name) => ({ schemes: { [name]: { list: [] } } })),

@@ -8,7 +8,11 @@ import type { RouteConfig } from '../config/types.js';
 import type { HeaderGetter } from '../core/service-params.js';
 
 /** The headers to send upstream, from those the gateway would forward. */
-export function withUpstreamCredentials(route: RouteConfig, forwarded: Record<string, string>, caller: HeaderGetter): Record<string, string> {
+export function withUpstreamCredentials(
+  route: RouteConfig,
+  forwarded: Record<string, string>,
+  caller: HeaderGetter,
+): Record<string, string> {
   const policy = route.upstream.credentials;
   const apiKey = route.auth?.apiKey;
   const keyHeader = apiKey?.location === 'header' ? apiKey.name.toLowerCase() : undefined;

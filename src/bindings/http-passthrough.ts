@@ -58,9 +58,12 @@ export class HttpPassThrough {
     const started = process.hrtime.bigint();
     const method = inbound === 'HTTP+JSON' ? (safeMethod(call) ?? '-') : '(pass-through)';
     const log = (reply: Parameters<Dispatcher['logCall']>[3]): void =>
-      this.dispatcher.logCall(method, { inbound, requestId: call.requestId, route }, inbound, reply, started, { passThrough: true });
+      this.dispatcher.logCall(method, { inbound, requestId: call.requestId, route }, inbound, reply, started, {
+        passThrough: true,
+      });
     try {
-      if ((call.body?.length ?? 0) > route.maxBodyBytes) throw A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the route's limit of ${route.maxBodyBytes} bytes`);
+      if ((call.body?.length ?? 0) > route.maxBodyBytes)
+        throw A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the route's limit of ${route.maxBodyBytes} bytes`);
       const checked = passThroughHeaders(call.header, route.forwardHeaders, call.query.get('A2A-Version') ?? undefined);
       await this.dispatcher.admit({ route, inbound, requestId: call.requestId, signal: call.signal, view: call.view });
       const upstream = withUpstreamCredentials(route, checked, call.header);
@@ -70,22 +73,32 @@ export class HttpPassThrough {
       const apiKey = route.auth?.apiKey;
       if (apiKey?.location === 'query' && route.upstream.credentials.mode !== 'forward') query.delete(apiKey.name);
       const qs = query.toString();
-      const path = inbound === 'JSONRPC' ? `${target.pathname}${target.search}` : `${base}${call.path}${qs ? `?${qs}` : ''}`;
+      const path =
+        inbound === 'JSONRPC' ? `${target.pathname}${target.search}` : `${base}${call.path}${qs ? `?${qs}` : ''}`;
       const headers: Record<string, string> = { ...upstream };
       for (const h of ['content-type', 'accept']) {
         const v = call.header(h);
         if (v !== undefined) headers[h] = v;
       }
       const res = await this.pool(target.origin, route).request({
-        method: call.method as 'GET', path, headers, body: call.body && call.body.length > 0 ? call.body : null,
-        signal: call.signal, headersTimeout: route.timeoutMs, bodyTimeout: 0,
+        method: call.method as 'GET',
+        path,
+        headers,
+        body: call.body && call.body.length > 0 ? call.body : null,
+        signal: call.signal,
+        headersTimeout: route.timeoutMs,
+        bodyTimeout: 0,
       });
       const back: Record<string, string> = {};
       for (const h of PASSED_BACK) {
         const v = res.headers[h];
         if (typeof v === 'string') back[h] = v;
       }
-      log(res.statusCode < 400 ? { ok: true, response: {} } : { ok: false, error: A2AError.of(nameFromHttp(res.statusCode), `upstream HTTP ${res.statusCode}`) });
+      log(
+        res.statusCode < 400
+          ? { ok: true, response: {} }
+          : { ok: false, error: A2AError.of(nameFromHttp(res.statusCode), `upstream HTTP ${res.statusCode}`) },
+      );
       return { status: res.statusCode, headers: back, body: res.body };
     } catch (e) {
       const err = transportFailure(e, call.signal, false, 'request', route.timeoutMs);

@@ -60,9 +60,16 @@ export class CardService {
       throw A2AError.of('UPSTREAM_UNAVAILABLE', `cannot read the upstream's agent card: ${(e as Error).message}`);
     }
     const choice = chooseInterfaces(card ?? {}, route);
-    if (choice.skipped.length > 0) this.warnOnce(`skip ${route.name}`, 'upstream card interfaces passed over', { route: route.name, skipped: choice.skipped });
+    if (choice.skipped.length > 0)
+      this.warnOnce(`skip ${route.name}`, 'upstream card interfaces passed over', {
+        route: route.name,
+        skipped: choice.skipped,
+      });
     if (choice.usable.length === 0) {
-      throw A2AError.of('UPSTREAM_UNAVAILABLE', `the upstream card lists no interface this gateway may use: ${choice.skipped.join('; ') || 'none listed'}`);
+      throw A2AError.of(
+        'UPSTREAM_UNAVAILABLE',
+        `the upstream card lists no interface this gateway may use: ${choice.skipped.join('; ') || 'none listed'}`,
+      );
     }
     return choice.usable;
   }
@@ -82,7 +89,11 @@ export class CardService {
   private async finish(card: JsonObject, route: RouteConfig, upstream: JsonObject): Promise<JsonObject> {
     if (route.card.signatures === 'resign' && route.card.signingKey) return signCard(card, route.card.signingKey);
     if (Array.isArray(upstream.signatures) && upstream.signatures.length > 0) {
-      this.warnOnce(`sig ${route.name}`, "the upstream card's signatures do not cover the rewritten card and are dropped (card.signatures: resign signs it anew)", { route: route.name });
+      this.warnOnce(
+        `sig ${route.name}`,
+        "the upstream card's signatures do not cover the rewritten card and are dropped (card.signatures: resign signs it anew)",
+        { route: route.name },
+      );
     }
     return card;
   }

@@ -51,7 +51,10 @@ export class CardStore {
   private readonly agents = new Map<string, Agent>();
   private closed = false;
 
-  constructor(private readonly log: Logger, private readonly metrics?: Metrics) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly metrics?: Metrics,
+  ) {}
 
   private entry(route: RouteConfig): Entry {
     let e = this.entries.get(route.name);
@@ -187,7 +190,10 @@ export class CardStore {
       e.expiresAt = Date.now() + e.backoffMs;
       e.error = undefined;
     } else if (!this.closed && !e.retry) {
-      this.log.warn({ route: route.name, err: err.message, retryInMs: e.backoffMs }, 'agent card unavailable; route not ready');
+      this.log.warn(
+        { route: route.name, err: err.message, retryInMs: e.backoffMs },
+        'agent card unavailable; route not ready',
+      );
       e.retry = setTimeout(() => {
         e.retry = undefined;
         void this.refresh(route).catch(() => undefined);

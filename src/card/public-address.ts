@@ -92,7 +92,12 @@ function joinPrefix(forwardedPrefix: string, routePrefix: string): string {
   return `${fp.startsWith('/') ? fp : ''}${routePrefix}`;
 }
 
-export function publicAddresses(gw: GatewayAddresses, trusted: BlockList, route: RouteConfig, req: RequestView): PublicAddresses {
+export function publicAddresses(
+  gw: GatewayAddresses,
+  trusted: BlockList,
+  route: RouteConfig,
+  req: RequestView,
+): PublicAddresses {
   let proto = gw.tls ? 'https' : 'http';
   let host = req.host ?? 'localhost';
   let prefix = route.pathPrefix;
@@ -103,7 +108,10 @@ export function publicAddresses(gw: GatewayAddresses, trusted: BlockList, route:
     prefix = joinPrefix(firstValue(req.header('x-forwarded-prefix')) ?? '', route.pathPrefix);
   }
   const httpHost = req.grpc ? `${hostName(host)}:${gw.httpPort}` : host;
-  const http = route.card.publicHttpUrl ?? (gw.publicHttpUrl ? `${gw.publicHttpUrl}${route.pathPrefix}` : `${proto}://${httpHost}${prefix}`);
-  const grpc = route.card.publicGrpcAddress ?? gw.publicGrpcAddress ?? (req.grpc ? host : `${hostName(host)}:${gw.grpcPort}`);
+  const http =
+    route.card.publicHttpUrl ??
+    (gw.publicHttpUrl ? `${gw.publicHttpUrl}${route.pathPrefix}` : `${proto}://${httpHost}${prefix}`);
+  const grpc =
+    route.card.publicGrpcAddress ?? gw.publicGrpcAddress ?? (req.grpc ? host : `${hostName(host)}:${gw.grpcPort}`);
   return { http, grpc };
 }

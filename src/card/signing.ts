@@ -5,7 +5,16 @@
 // upstream card against a JWKS. `jose` does the JWS work, `canonicalize` JCS.
 import { readFile } from 'node:fs/promises';
 import canonicalize from 'canonicalize';
-import { createLocalJWKSet, flattenedVerify, FlattenedSign, importJWK, importPKCS8, type JSONWebKeySet, type CryptoKey, type KeyObject } from 'jose';
+import {
+  createLocalJWKSet,
+  flattenedVerify,
+  FlattenedSign,
+  importJWK,
+  importPKCS8,
+  type JSONWebKeySet,
+  type CryptoKey,
+  type KeyObject,
+} from 'jose';
 import type { SigningKey } from '../config/types.js';
 import { fromJson, toJson, type JsonObject } from '../proto/protojson.js';
 import { messageType } from '../proto/registry.js';
@@ -25,7 +34,10 @@ function loadKey(k: SigningKey): Promise<CryptoKey | KeyObject | Uint8Array> {
   let p = keys.get(k.file);
   if (!p) {
     p = readFile(k.file, 'utf8').then((text) =>
-      text.trim().startsWith('{') ? importJWK(JSON.parse(text) as Record<string, unknown>, k.alg) : importPKCS8(text, k.alg));
+      text.trim().startsWith('{')
+        ? importJWK(JSON.parse(text) as Record<string, unknown>, k.alg)
+        : importPKCS8(text, k.alg),
+    );
     keys.set(k.file, p);
   }
   return p;
@@ -53,5 +65,9 @@ export async function verifyCard(card: JsonObject, jwksFile: string): Promise<vo
       // try the next signature
     }
   }
-  throw new Error(sigs.length === 0 ? 'the agent card is not signed' : 'no signature of the agent card verifies with the configured JWKS');
+  throw new Error(
+    sigs.length === 0
+      ? 'the agent card is not signed'
+      : 'no signature of the agent card verifies with the configured JWKS',
+  );
 }

@@ -27,7 +27,9 @@ export function cardSourceUrl(route: RouteConfig): string | undefined {
   const { url, binding } = route.upstream;
   if (binding === 'GRPC') return undefined;
   if (url.endsWith('.json')) return url;
-  return binding === 'auto' ? `${url.replace(/\/+$/, '')}${WELL_KNOWN_CARD}` : `${new URL(url).origin}${WELL_KNOWN_CARD}`;
+  return binding === 'auto'
+    ? `${url.replace(/\/+$/, '')}${WELL_KNOWN_CARD}`
+    : `${new URL(url).origin}${WELL_KNOWN_CARD}`;
 }
 
 /** The card served for an upstream that publishes none (a gRPC agent without `card:`). */
@@ -55,7 +57,9 @@ function urlHost(binding: Binding, url: string): string {
 
 /** The hosts a route's card may point the gateway at. */
 function allowedHosts(route: RouteConfig): Set<string> {
-  const own = /^[a-z]+:\/\//i.test(route.upstream.url) ? new URL(route.upstream.url).hostname : hostName(route.upstream.url);
+  const own = /^[a-z]+:\/\//i.test(route.upstream.url)
+    ? new URL(route.upstream.url).hostname
+    : hostName(route.upstream.url);
   return new Set([own.toLowerCase(), ...route.upstream.allowedHosts]);
 }
 
@@ -81,7 +85,12 @@ export function chooseInterfaces(card: JsonObject, route: RouteConfig): Interfac
     } else if (!hosts.has(urlHost(binding, i.url))) {
       out.skipped.push(`${binding} at ${i.url}: host not allowed for this route (upstream.allowedHosts)`);
     } else {
-      out.usable.push({ binding, url: i.url, tenant: typeof i.tenant === 'string' ? i.tenant : '', version: `${m[1]}.${m[2]}` });
+      out.usable.push({
+        binding,
+        url: i.url,
+        tenant: typeof i.tenant === 'string' ? i.tenant : '',
+        version: `${m[1]}.${m[2]}`,
+      });
     }
   }
   return out;

@@ -39,7 +39,11 @@ function port(value: string | undefined, fallback: number, flag: string): number
   return n;
 }
 
-export function configFromArgs(argv: string[]): { command: 'serve' | 'check' | 'help'; config?: GatewayConfig; configPath?: string } {
+export function configFromArgs(argv: string[]): {
+  command: 'serve' | 'check' | 'help';
+  config?: GatewayConfig;
+  configPath?: string;
+} {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -56,14 +60,16 @@ export function configFromArgs(argv: string[]): { command: 'serve' | 'check' | '
   });
   if (values.help) return { command: 'help' };
   const command = positionals[0] === 'check' ? 'check' : 'serve';
-  if (positionals.length > (command === 'check' ? 1 : 0)) throw new ConfigError([`unknown argument "${positionals.at(-1)}" (see --help)`]);
+  if (positionals.length > (command === 'check' ? 1 : 0))
+    throw new ConfigError([`unknown argument "${positionals.at(-1)}" (see --help)`]);
   let config: GatewayConfig;
   const configPath = values.config ?? (values.upstream ? undefined : process.env.A2A_GATEWAY_CONFIG);
   if (configPath) {
     config = loadConfigFile(configPath);
   } else if (values.upstream && command === 'serve') {
     const binding = values['upstream-binding'] ?? 'auto';
-    if (!BINDING_VALUES.includes(binding)) throw new ConfigError([`--upstream-binding: must be one of ${BINDING_VALUES.join(', ')}`]);
+    if (!BINDING_VALUES.includes(binding))
+      throw new ConfigError([`--upstream-binding: must be one of ${BINDING_VALUES.join(', ')}`]);
     config = {
       source: '<command line>',
       host: DEFAULTS.host,
@@ -73,11 +79,19 @@ export function configFromArgs(argv: string[]): { command: 'serve' | 'check' | '
       publicHttpUrl: undefined,
       publicGrpcAddress: undefined,
       logLevel: DEFAULTS.logLevel,
-      trustedProxies: [], admin: undefined, grpcReflection: true, shutdownGraceMs: 10_000, tracing: undefined,
-      routes: [routeFromRaw({ name: 'default', upstream: { url: values.upstream, binding: binding as Binding | 'auto' } })],
+      trustedProxies: [],
+      admin: undefined,
+      grpcReflection: true,
+      shutdownGraceMs: 10_000,
+      tracing: undefined,
+      routes: [
+        routeFromRaw({ name: 'default', upstream: { url: values.upstream, binding: binding as Binding | 'auto' } }),
+      ],
     };
   } else {
-    throw new ConfigError([command === 'check' ? 'check needs --config FILE' : 'give --config FILE or --upstream URL (see --help)']);
+    throw new ConfigError([
+      command === 'check' ? 'check needs --config FILE' : 'give --config FILE or --upstream URL (see --help)',
+    ]);
   }
   config = {
     ...config,
@@ -112,4 +126,3 @@ export async function main(argv: string[]): Promise<RunningGateway | undefined> 
   installLifecycle(gateway, log, parsed.config.shutdownGraceMs, parsed.configPath);
   return gateway;
 }
-

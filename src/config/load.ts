@@ -8,7 +8,17 @@ import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { CONFIG_SCHEMA } from './schema.js';
 import { semanticProblems } from './checks.js';
 import type { RawAuth, RawCard, RawConfig, RawListenerTls, RawRoute } from './raw.js';
-import { DEFAULTS, type CardConfig, type GatewayConfig, type ListenerTls, type RouteAuth, type RouteConfig, type TenantPolicy, type UpstreamCredentials, type UpstreamTls } from './types.js';
+import {
+  DEFAULTS,
+  type CardConfig,
+  type GatewayConfig,
+  type ListenerTls,
+  type RouteAuth,
+  type RouteConfig,
+  type TenantPolicy,
+  type UpstreamCredentials,
+  type UpstreamTls,
+} from './types.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -25,7 +35,10 @@ function fieldPath(instancePath: string): string {
 }
 
 function position(doc: Document, lc: LineCounter, instancePath: string): string {
-  const keys = instancePath.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  const keys = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
   for (let n = keys.length; n >= 0; n--) {
     const node = keys.length === 0 ? doc.contents : doc.getIn(keys.slice(0, n), true);
     if (isNode(node) && node.range) {
@@ -39,7 +52,8 @@ function position(doc: Document, lc: LineCounter, instancePath: string): string 
 function describe(e: ErrorObject): string {
   if (e.keyword === 'additionalProperties') return `unknown field "${String(e.params.additionalProperty)}"`;
   if (e.keyword === 'required') return `missing required field "${String(e.params.missingProperty)}"`;
-  if (e.keyword === 'enum') return `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'enum')
+    return `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   return e.message ?? 'is invalid';
 }
 
@@ -54,7 +68,6 @@ function tenantPolicy(t: unknown): TenantPolicy {
   return { mode: 'keep' };
 }
 
-
 function cardFromRaw(c: RawCard, baseDir: string): CardConfig {
   const file = (f: string | undefined): string | undefined => (f ? resolve(baseDir, f) : undefined);
   return {
@@ -66,7 +79,9 @@ function cardFromRaw(c: RawCard, baseDir: string): CardConfig {
     overrides: c.overrides ?? {},
     maxAgeSeconds: c.maxAgeSeconds ?? DEFAULTS.cardMaxAgeSeconds,
     signatures: c.signatures ?? 'drop',
-    signingKey: c.signingKey ? { file: file(c.signingKey.file)!, alg: c.signingKey.alg, kid: c.signingKey.kid, jku: c.signingKey.jku } : undefined,
+    signingKey: c.signingKey
+      ? { file: file(c.signingKey.file)!, alg: c.signingKey.alg, kid: c.signingKey.kid, jku: c.signingKey.jku }
+      : undefined,
     verifyJwksFile: file(c.verifyJwksFile),
   };
 }
@@ -86,10 +101,17 @@ function readSecretFile(f: string): string {
   }
 }
 
-function upstreamCredentials(c: RawRoute['upstream']['credentials'], authenticated: boolean, baseDir: string): UpstreamCredentials {
+function upstreamCredentials(
+  c: RawRoute['upstream']['credentials'],
+  authenticated: boolean,
+  baseDir: string,
+): UpstreamCredentials {
   if (c === 'forward' || c === 'strip') return { mode: c };
   if (c === undefined) return { mode: authenticated ? 'strip' : 'forward' };
-  const value = c.value ?? (c.valueEnv !== undefined ? process.env[c.valueEnv] : undefined) ?? (c.valueFile !== undefined ? readSecretFile(resolve(baseDir, c.valueFile)) : '');
+  const value =
+    c.value ??
+    (c.valueEnv !== undefined ? process.env[c.valueEnv] : undefined) ??
+    (c.valueFile !== undefined ? readSecretFile(resolve(baseDir, c.valueFile)) : '');
   return { mode: 'set', header: c.header.toLowerCase(), value };
 }
 
@@ -97,17 +119,21 @@ function routeAuth(a: RawAuth | undefined, baseDir: string): RouteAuth | undefin
   if (!a) return undefined;
   return {
     apiKey: a.apiKey
-      ? { location: a.apiKey.in ?? 'header', name: a.apiKey.name, keys: a.apiKey.keys.map((k) => ({ id: k.id, key: k.key ?? process.env[k.keyEnv ?? ''] ?? '' })) }
+      ? {
+          location: a.apiKey.in ?? 'header',
+          name: a.apiKey.name,
+          keys: a.apiKey.keys.map((k) => ({ id: k.id, key: k.key ?? process.env[k.keyEnv ?? ''] ?? '' })),
+        }
       : undefined,
     jwt: a.jwt
       ? {
-        jwksUrl: a.jwt.jwksUrl,
-        jwksFile: a.jwt.jwksFile ? resolve(baseDir, a.jwt.jwksFile) : undefined,
-        issuer: a.jwt.issuer,
-        audience: a.jwt.audience,
-        clockSkewSeconds: a.jwt.clockSkewSeconds ?? 30,
-        algorithms: a.jwt.algorithms,
-      }
+          jwksUrl: a.jwt.jwksUrl,
+          jwksFile: a.jwt.jwksFile ? resolve(baseDir, a.jwt.jwksFile) : undefined,
+          issuer: a.jwt.issuer,
+          audience: a.jwt.audience,
+          clockSkewSeconds: a.jwt.clockSkewSeconds ?? 30,
+          algorithms: a.jwt.algorithms,
+        }
       : undefined,
     mtls: a.mtls ?? false,
     advertise: a.advertise ?? true,
@@ -140,7 +166,11 @@ export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig 
     passThrough: r.passThrough ?? false,
     ssrfGuard: r.ssrfGuard ?? true,
     rateLimit: r.rateLimit
-      ? { requestsPerSecond: r.rateLimit.requestsPerSecond, burst: r.rateLimit.burst ?? Math.max(1, Math.ceil(r.rateLimit.requestsPerSecond)), perCaller: r.rateLimit.perCaller ?? false }
+      ? {
+          requestsPerSecond: r.rateLimit.requestsPerSecond,
+          burst: r.rateLimit.burst ?? Math.max(1, Math.ceil(r.rateLimit.requestsPerSecond)),
+          perCaller: r.rateLimit.perCaller ?? false,
+        }
       : undefined,
     maxConcurrentStreams: r.maxConcurrentStreams,
     auth: routeAuth(r.auth, baseDir),
@@ -162,15 +192,20 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
   if (doc.errors.length > 0) {
-    throw new ConfigError(doc.errors.map((e) => {
-      const { line, col } = lc.linePos(e.pos[0]);
-      return `${source}:${line}:${col}: YAML syntax: ${e.message.split('\n')[0]}`;
-    }));
+    throw new ConfigError(
+      doc.errors.map((e) => {
+        const { line, col } = lc.linePos(e.pos[0]);
+        return `${source}:${line}:${col}: YAML syntax: ${e.message.split('\n')[0]}`;
+      }),
+    );
   }
   const raw = doc.toJS() as unknown;
   if (!validate(raw)) {
-    throw new ConfigError((validate.errors ?? []).map((e) =>
-      `${source}:${position(doc, lc, e.instancePath)}: ${fieldPath(e.instancePath)}: ${describe(e)}`));
+    throw new ConfigError(
+      (validate.errors ?? []).map(
+        (e) => `${source}:${position(doc, lc, e.instancePath)}: ${fieldPath(e.instancePath)}: ${describe(e)}`,
+      ),
+    );
   }
   const cfg = raw as unknown as RawConfig;
   const routes = cfg.routes.map((r) => routeFromRaw(r, baseDir));
@@ -178,10 +213,13 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
   const semantic = semanticProblems(routes, cfg.routes, tls);
   for (const k of ['cert', 'key', 'clientCa'] as const) {
     const f = tls?.[k];
-    if (f !== undefined && !existsSync(f)) semantic.push({ path: `/listen/tls/${k}`, message: `file not found: ${relative(process.cwd(), f)}` });
+    if (f !== undefined && !existsSync(f))
+      semantic.push({ path: `/listen/tls/${k}`, message: `file not found: ${relative(process.cwd(), f)}` });
   }
   if (semantic.length > 0) {
-    throw new ConfigError(semantic.map((p) => `${source}:${position(doc, lc, p.path)}: ${fieldPath(p.path)}: ${p.message}`));
+    throw new ConfigError(
+      semantic.map((p) => `${source}:${position(doc, lc, p.path)}: ${fieldPath(p.path)}: ${p.message}`),
+    );
   }
   return {
     source,
@@ -197,7 +235,11 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
     grpcReflection: cfg.grpcReflection ?? true,
     shutdownGraceMs: cfg.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
     tracing: cfg.tracing
-      ? { otlpEndpoint: cfg.tracing.otlpEndpoint, serviceName: cfg.tracing.serviceName ?? 'a2a-gateway', flushIntervalMs: cfg.tracing.flushIntervalMs ?? 1000 }
+      ? {
+          otlpEndpoint: cfg.tracing.otlpEndpoint,
+          serviceName: cfg.tracing.serviceName ?? 'a2a-gateway',
+          flushIntervalMs: cfg.tracing.flushIntervalMs ?? 1000,
+        }
       : undefined,
     routes,
   };

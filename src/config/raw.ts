@@ -34,8 +34,19 @@ export interface RawListenerTls {
   requireClientCert?: boolean;
 }
 export interface RawAuth {
-  apiKey?: { in?: 'header' | 'query' | 'cookie'; name: string; keys: Array<{ id: string; key?: string; keyEnv?: string }> };
-  jwt?: { jwksUrl?: string; jwksFile?: string; issuer?: string; audience?: string; clockSkewSeconds?: number; algorithms?: string[] };
+  apiKey?: {
+    in?: 'header' | 'query' | 'cookie';
+    name: string;
+    keys: Array<{ id: string; key?: string; keyEnv?: string }>;
+  };
+  jwt?: {
+    jwksUrl?: string;
+    jwksFile?: string;
+    issuer?: string;
+    audience?: string;
+    clockSkewSeconds?: number;
+    algorithms?: string[];
+  };
   mtls?: boolean;
   advertise?: boolean;
 }

@@ -34,14 +34,16 @@ export type ApiKeyLocation = 'header' | 'query' | 'cookie';
 /** Authentication the gateway enforces on a route (§7.4); any configured scheme suffices. */
 export interface RouteAuth {
   apiKey: { location: ApiKeyLocation; name: string; keys: Array<{ id: string; key: string }> } | undefined;
-  jwt: {
-    jwksUrl: string | undefined;
-    jwksFile: string | undefined;
-    issuer: string | undefined;
-    audience: string | undefined;
-    clockSkewSeconds: number;
-    algorithms: string[] | undefined;
-  } | undefined;
+  jwt:
+    | {
+        jwksUrl: string | undefined;
+        jwksFile: string | undefined;
+        issuer: string | undefined;
+        audience: string | undefined;
+        clockSkewSeconds: number;
+        algorithms: string[] | undefined;
+      }
+    | undefined;
   /** A client certificate verified by listen.tls.clientCa authenticates (its subject CN is the identity). */
   mtls: boolean;
   /** Describe the enforced schemes in the served card's securitySchemes / securityRequirements. */
@@ -49,7 +51,8 @@ export interface RouteAuth {
 }
 
 /** What reaches the upstream of the caller's credentials. */
-export type UpstreamCredentials = { mode: 'forward' } | { mode: 'strip' } | { mode: 'set'; header: string; value: string };
+export type UpstreamCredentials =
+  { mode: 'forward' } | { mode: 'strip' } | { mode: 'set'; header: string; value: string };
 
 export interface UpstreamConfig {
   /** JSON-RPC endpoint URL, REST base URL, gRPC host:port, or (auto) the agent's base/card URL. */

@@ -46,12 +46,21 @@ type Upstream = { resolved: ResolvedUpstream; client: UpstreamClient };
 type LogContext = Pick<CallContext, 'inbound' | 'requestId'> & { route?: RouteConfig | undefined };
 
 const PUSH_CONFIG_METHODS = new Set<string>([
-  'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
 ]);
 
 /** §3.3.1: calls that may be sent again when a kept-alive connection was reset under them (once). */
 const IDEMPOTENT = new Set<string>([
-  'GetTask', 'ListTasks', 'CancelTask', 'GetExtendedAgentCard', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'GetExtendedAgentCard',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
 ]);
 
 /** A connection refused: the request cannot have reached the agent, so another interface may be tried. */
@@ -96,7 +105,8 @@ export class Dispatcher {
     const principal = await this.auth.authenticate(ctx.route, ctx.view);
     const caller = principal ? `${principal.scheme}:${principal.id}` : undefined;
     // the caller key (a hash of the credential) only when a per-caller limit needs it
-    if (ctx.route.rateLimit) await this.limits.admit(ctx.route, ctx.route.rateLimit.perCaller ? (caller ?? this.callerKey(ctx)) : '');
+    if (ctx.route.rateLimit)
+      await this.limits.admit(ctx.route, ctx.route.rateLimit.perCaller ? (caller ?? this.callerKey(ctx)) : '');
     return caller;
   }
 
@@ -107,9 +117,21 @@ export class Dispatcher {
     return { env: { ...env, serviceParameters: { ...env.serviceParameters, forwardedHeaders: headers } }, span };
   }
 
-  private endSpan(span: Span | undefined, method: string, ctx: CallContext, upstream: Binding | undefined, reply: Reply): void {
+  private endSpan(
+    span: Span | undefined,
+    method: string,
+    ctx: CallContext,
+    upstream: Binding | undefined,
+    reply: Reply,
+  ): void {
     if (!span || !this.tracer) return;
-    const attrs = { 'a2a.method': method, 'a2a.route': ctx.route.name, 'a2a.inbound': ctx.inbound, 'a2a.upstream': upstream ?? '-', 'a2a.outcome': reply.ok ? 'OK' : reply.error.errorName };
+    const attrs = {
+      'a2a.method': method,
+      'a2a.route': ctx.route.name,
+      'a2a.inbound': ctx.inbound,
+      'a2a.upstream': upstream ?? '-',
+      'a2a.outcome': reply.ok ? 'OK' : reply.error.errorName,
+    };
     this.tracer.end(span, method, attrs, reply.ok ? undefined : reply.error.message);
   }
 
@@ -117,7 +139,12 @@ export class Dispatcher {
     const key = `${r.binding} ${r.url} ${route.timeoutMs} ${route.maxSseEventBytes} ${tlsKey(route.upstream.tls)}`;
     let c = this.clients.get(key);
     if (!c) {
-      c = this.makeClient(r.binding, { url: r.url, timeoutMs: route.timeoutMs, maxSseEventBytes: route.maxSseEventBytes, tls: route.upstream.tls });
+      c = this.makeClient(r.binding, {
+        url: r.url,
+        timeoutMs: route.timeoutMs,
+        maxSseEventBytes: route.maxSseEventBytes,
+        tls: route.upstream.tls,
+      });
       this.clients.set(key, c);
     }
     return c;
@@ -126,7 +153,10 @@ export class Dispatcher {
   /** The interfaces to call, in order: the configured one, or (auto) the card's usable ones. */
   private async upstreams(route: RouteConfig): Promise<Upstream[]> {
     const { binding, url } = route.upstream;
-    const list: ResolvedUpstream[] = binding !== 'auto' ? [{ binding, url, tenant: '', version: UPSTREAM_VERSION }] : await this.cards.interfaces(route);
+    const list: ResolvedUpstream[] =
+      binding !== 'auto'
+        ? [{ binding, url, tenant: '', version: UPSTREAM_VERSION }]
+        : await this.cards.interfaces(route);
     return list.map((resolved) => ({ resolved, client: this.client(route, resolved) }));
   }
 
@@ -134,35 +164,55 @@ export class Dispatcher {
   private forUpstream(ctx: CallContext, env: Envelope, resolved: ResolvedUpstream): Envelope {
     const policy = ctx.route.upstream.tenant;
     const tenant = policy.mode === 'set' ? policy.value : policy.mode === 'clear' ? '' : env.tenant || resolved.tenant;
-    const forwardedHeaders = withUpstreamCredentials(ctx.route, env.serviceParameters.forwardedHeaders, ctx.view.header);
-    return { ...env, request: { ...env.request, tenant }, serviceParameters: { ...env.serviceParameters, version: resolved.version, forwardedHeaders } };
+    const forwardedHeaders = withUpstreamCredentials(
+      ctx.route,
+      env.serviceParameters.forwardedHeaders,
+      ctx.view.header,
+    );
+    return {
+      ...env,
+      request: { ...env.request, tenant },
+      serviceParameters: { ...env.serviceParameters, version: resolved.version, forwardedHeaders },
+    };
   }
 
   /** Input limits and the SSRF guard (§13), then the §3.3.4 checks the gateway makes from the upstream's card before calling it. */
   private async preflight(route: RouteConfig, env: Envelope): Promise<void> {
     const tooLong = stringLengthViolations(env.request, route.maxStringLength);
-    if (tooLong.length > 0) throw A2AError.invalidParams(tooLong, 'a string in the request exceeds the route\'s maxStringLength');
+    if (tooLong.length > 0)
+      throw A2AError.invalidParams(tooLong, "a string in the request exceeds the route's maxStringLength");
     if (route.ssrfGuard) {
       const violations = ssrfViolations(methodInfo(env.method).requestType, env.request);
-      if (violations.length > 0) throw A2AError.invalidParams(violations, 'a file part URL was refused by the SSRF guard');
+      if (violations.length > 0)
+        throw A2AError.invalidParams(violations, 'a file part URL was refused by the SSRF guard');
     }
     const card = await this.cards.upstreamCard(route).catch(() => undefined);
     if (!card) return;
     const caps = (card.capabilities ?? {}) as JsonObject;
     if (PUSH_CONFIG_METHODS.has(env.method) && caps.pushNotifications !== true) {
-      throw A2AError.of('PUSH_NOTIFICATION_NOT_SUPPORTED', "Push Notification is not supported (the agent's card does not declare pushNotifications)");
+      throw A2AError.of(
+        'PUSH_NOTIFICATION_NOT_SUPPORTED',
+        "Push Notification is not supported (the agent's card does not declare pushNotifications)",
+      );
     }
     if (env.method === 'GetExtendedAgentCard' && caps.extendedAgentCard !== true) {
       throw A2AError.of('UNSUPPORTED_OPERATION', "the agent's card does not declare an extended agent card");
     }
     if ((env.method === 'SendStreamingMessage' || env.method === 'SubscribeToTask') && caps.streaming !== true) {
-      throw A2AError.of('UNSUPPORTED_OPERATION', "streaming is not supported by this agent (its card's capabilities.streaming is not true)");
+      throw A2AError.of(
+        'UNSUPPORTED_OPERATION',
+        "streaming is not supported by this agent (its card's capabilities.streaming is not true)",
+      );
     }
     const requested = new Set(env.serviceParameters.extensions);
     for (const ext of Array.isArray(caps.extensions) ? caps.extensions : []) {
       const e = ext as JsonObject;
       if (e.required === true && typeof e.uri === 'string' && !requested.has(e.uri)) {
-        throw A2AError.of('EXTENSION_SUPPORT_REQUIRED', `the agent requires the extension ${e.uri}; list it in A2A-Extensions`, { metadata: { extension: e.uri } });
+        throw A2AError.of(
+          'EXTENSION_SUPPORT_REQUIRED',
+          `the agent requires the extension ${e.uri}; list it in A2A-Extensions`,
+          { metadata: { extension: e.uri } },
+        );
       }
     }
   }
@@ -186,22 +236,37 @@ export class Dispatcher {
           const upstreamEnv = this.forUpstream(ctx, env, resolved);
           response = await client.unary(upstreamEnv, ctx.signal).catch((e: unknown) => {
             if (!(e instanceof A2AError && e.connectionReset && IDEMPOTENT.has(env.method))) throw e;
-            this.log.warn({ requestId: ctx.requestId, route: ctx.route.name, err: e.message }, 'upstream connection reset under an idempotent call; sending it once more');
+            this.log.warn(
+              { requestId: ctx.requestId, route: ctx.route.name, err: e.message },
+              'upstream connection reset under an idempotent call; sending it once more',
+            );
             return client.unary(upstreamEnv, ctx.signal);
           });
-          this.metrics.upstreamTime(ctx.route.name, env.method, resolved.binding, Number(process.hrtime.bigint() - t0) / 1e9);
+          this.metrics.upstreamTime(
+            ctx.route.name,
+            env.method,
+            resolved.binding,
+            Number(process.hrtime.bigint() - t0) / 1e9,
+          );
           break;
         } catch (e) {
           if (!refused(e) || i === candidates.length - 1) throw e;
-          this.log.warn({ requestId: ctx.requestId, route: ctx.route.name, url: resolved.url, err: (e as Error).message }, 'upstream interface refused the connection; trying the next one');
+          this.log.warn(
+            { requestId: ctx.requestId, route: ctx.route.name, url: resolved.url, err: (e as Error).message },
+            'upstream interface refused the connection; trying the next one',
+          );
         }
       }
-      if (env.method === 'GetExtendedAgentCard' && response) response = await this.cards.rewriteExtended(response, ctx.route, ctx.view);
+      if (env.method === 'GetExtendedAgentCard' && response)
+        response = await this.cards.rewriteExtended(response, ctx.route, ctx.view);
       reply = { ok: true, response: response ?? {} };
     } catch (e) {
       reply = { ok: false, error: redactError(asA2AError(e), secretsOf(env, ctx.route, ctx.view)) };
     }
-    this.logCall(env.method, ctx, upstreamBinding, reply, started, { traceId: traceIdOf(env.serviceParameters.forwardedHeaders), ...(caller ? { caller } : {}) });
+    this.logCall(env.method, ctx, upstreamBinding, reply, started, {
+      traceId: traceIdOf(env.serviceParameters.forwardedHeaders),
+      ...(caller ? { caller } : {}),
+    });
     this.endSpan(span, env.method, ctx, upstreamBinding, reply);
     return reply;
   }
@@ -243,7 +308,9 @@ export class Dispatcher {
     } catch (e) {
       const err = this.shutdown.signal.aborted
         ? A2AError.of('SHUTTING_DOWN', 'the gateway is shutting down; retry on another replica')
-        : ctx.signal.aborted ? A2AError.of('CANCELLED', 'the caller went away') : redactError(asA2AError(e), secretsOf(env, ctx.route, ctx.view));
+        : ctx.signal.aborted
+          ? A2AError.of('CANCELLED', 'the caller went away')
+          : redactError(asA2AError(e), secretsOf(env, ctx.route, ctx.view));
       outcome = { ok: false, error: err };
       throw err;
     } finally {
@@ -253,26 +320,44 @@ export class Dispatcher {
       release?.();
       abort.abort();
       this.metrics.streamClosed(ctx.route.name, ctx.inbound);
-      this.logCall(env.method, ctx, upstreamBinding, outcome, started, { events, traceId: traceIdOf(env.serviceParameters.forwardedHeaders), ...(caller ? { caller } : {}) });
+      this.logCall(env.method, ctx, upstreamBinding, outcome, started, {
+        events,
+        traceId: traceIdOf(env.serviceParameters.forwardedHeaders),
+        ...(caller ? { caller } : {}),
+      });
       this.endSpan(span, env.method, ctx, upstreamBinding, outcome);
     }
   }
 
-  logCall(method: string, ctx: LogContext, upstream: Binding | undefined, reply: Reply, started: bigint, extra: Record<string, unknown> = {}): void {
+  logCall(
+    method: string,
+    ctx: LogContext,
+    upstream: Binding | undefined,
+    reply: Reply,
+    started: bigint,
+    extra: Record<string, unknown> = {},
+  ): void {
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
     const outcome = reply.ok ? 'OK' : reply.error.errorName;
-    this.metrics.call({ route: ctx.route?.name ?? '-', method, inbound: ctx.inbound, upstream: upstream ?? '-' }, outcome, durationMs / 1000);
-    this.log.info({
-      requestId: ctx.requestId,
-      route: ctx.route?.name ?? null,
-      method,
-      inbound: ctx.inbound,
-      upstream: upstream ?? null,
+    this.metrics.call(
+      { route: ctx.route?.name ?? '-', method, inbound: ctx.inbound, upstream: upstream ?? '-' },
       outcome,
-      ...(reply.ok ? {} : { error: reply.error.message }),
-      durationMs: Math.round(durationMs * 1000) / 1000,
-      ...extra,
-    }, 'call');
+      durationMs / 1000,
+    );
+    this.log.info(
+      {
+        requestId: ctx.requestId,
+        route: ctx.route?.name ?? null,
+        method,
+        inbound: ctx.inbound,
+        upstream: upstream ?? null,
+        outcome,
+        ...(reply.ok ? {} : { error: reply.error.message }),
+        durationMs: Math.round(durationMs * 1000) / 1000,
+        ...extra,
+      },
+      'call',
+    );
   }
 
   get activeStreams(): number {

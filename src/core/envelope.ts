@@ -40,13 +40,21 @@ export function encodeEnvelope(env: Envelope): Uint8Array {
 }
 
 export function decodeEnvelope(bytes: Uint8Array): Envelope {
-  const msg = EnvelopeType.toObject(EnvelopeType.decode(bytes), { oneofs: true, arrays: true, objects: true }) as ProtoObject;
+  const msg = EnvelopeType.toObject(EnvelopeType.decode(bytes), {
+    oneofs: true,
+    arrays: true,
+    objects: true,
+  }) as ProtoObject;
   const info = [...METHODS.values()].find((m) => m.enumValue === msg.method);
   if (!info) throw new Error('envelope without a method');
   const sp = (msg.serviceParameters ?? {}) as Partial<ServiceParameters>;
   return {
     method: info.name,
-    serviceParameters: { version: sp.version ?? '', extensions: sp.extensions ?? [], forwardedHeaders: sp.forwardedHeaders ?? {} },
+    serviceParameters: {
+      version: sp.version ?? '',
+      extensions: sp.extensions ?? [],
+      forwardedHeaders: sp.forwardedHeaders ?? {},
+    },
     tenant: String(msg.tenant ?? ''),
     request: (msg[info.envelopeField] ?? {}) as ProtoObject,
   };

@@ -4,7 +4,11 @@
 // UPSTREAM_TIMEOUT. Pull-based, so it adds no buffering.
 import { A2AError } from '../errors/a2a-error.js';
 
-export async function* withIdleTimeout<T>(source: AsyncIterable<T>, idleMs: number, abort: AbortController): AsyncGenerator<T> {
+export async function* withIdleTimeout<T>(
+  source: AsyncIterable<T>,
+  idleMs: number,
+  abort: AbortController,
+): AsyncGenerator<T> {
   const it = source[Symbol.asyncIterator]();
   let finished = false;
   try {

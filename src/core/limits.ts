@@ -32,7 +32,10 @@ export class Limits {
     let l = this.limiters.get(key);
     if (!l) {
       // `burst` points refilled over burst/requestsPerSecond seconds ≈ the configured rate with bursts.
-      l = new RateLimiterMemory({ points: rl.burst, duration: Math.max(1, Math.round(rl.burst / rl.requestsPerSecond)) });
+      l = new RateLimiterMemory({
+        points: rl.burst,
+        duration: Math.max(1, Math.round(rl.burst / rl.requestsPerSecond)),
+      });
       this.limiters.set(key, l);
     }
     return l;
@@ -55,7 +58,8 @@ export class Limits {
   openStream(route: RouteConfig): () => void {
     const cap = route.maxConcurrentStreams;
     const n = this.streams.get(route.name) ?? 0;
-    if (cap !== undefined && n >= cap) throw exhausted(`route "${route.name}" has its ${cap} concurrent streams open`, 1000);
+    if (cap !== undefined && n >= cap)
+      throw exhausted(`route "${route.name}" has its ${cap} concurrent streams open`, 1000);
     this.streams.set(route.name, n + 1);
     let released = false;
     return () => {

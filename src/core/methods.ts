@@ -81,7 +81,9 @@ function rulesOf(method: protobuf.Method): HttpRule[] {
 
 /** The Envelope.request oneof member that carries this request type. */
 function envelopeFieldFor(requestType: protobuf.Type): string {
-  const member = EnvelopeType.oneofs.request?.fieldsArray.find((f) => f.resolvedType?.fullName === requestType.fullName);
+  const member = EnvelopeType.oneofs.request?.fieldsArray.find(
+    (f) => f.resolvedType?.fullName === requestType.fullName,
+  );
   if (!member) throw new Error(`envelope.proto has no request member of type ${requestType.fullName}`);
   return member.name;
 }

@@ -11,6 +11,9 @@ export function responseFromJson(info: MethodInfo, json: unknown): ProtoObject {
     return fromJson(info.responseType, json);
   } catch (e) {
     const why = e instanceof ProtoJsonError ? e.message : (e as Error).message;
-    throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered ${info.name} with something that is not a ${info.responseType.name}: ${why}`);
+    throw A2AError.of(
+      'INVALID_AGENT_RESPONSE',
+      `upstream answered ${info.name} with something that is not a ${info.responseType.name}: ${why}`,
+    );
   }
 }

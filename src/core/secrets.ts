@@ -22,7 +22,8 @@ function credentialsIn(value: unknown, out: string[]): void {
     for (const v of value) credentialsIn(v, out);
   } else if (value && typeof value === 'object' && !(value instanceof Uint8Array)) {
     for (const [k, v] of Object.entries(value)) {
-      if (k === 'authentication' && v && typeof v === 'object' && typeof (v as JsonObject).credentials === 'string') out.push((v as JsonObject).credentials as string);
+      if (k === 'authentication' && v && typeof v === 'object' && typeof (v as JsonObject).credentials === 'string')
+        out.push((v as JsonObject).credentials as string);
       else credentialsIn(v, out);
     }
   }
@@ -53,7 +54,10 @@ export function redactError(err: A2AError, secrets: readonly string[]): A2AError
   if (secrets.length === 0) return err;
   const message = redactText(err.message, secrets);
   const details = JSON.stringify(err.details);
-  const clean = redactText(details, secrets.map((s) => JSON.stringify(s).slice(1, -1)));
+  const clean = redactText(
+    details,
+    secrets.map((s) => JSON.stringify(s).slice(1, -1)),
+  );
   if (message === err.message && clean === details) return err;
   return new A2AError(err.errorName, message, JSON.parse(clean) as JsonObject[]);
 }

@@ -17,8 +17,10 @@ const CONTROL = /[\r\n\0]/;
 /** A header value the gateway will not read or pass on: CR, LF or NUL inside (header injection), or too long. */
 function checkedValue(name: string, v: string | undefined): string | undefined {
   if (v === undefined) return v;
-  if (CONTROL.test(v)) throw A2AError.of('INVALID_REQUEST', `header ${name} contains a control character (CR, LF or NUL)`);
-  if (Buffer.byteLength(v) > MAX_HEADER_VALUE_BYTES) throw A2AError.of('INVALID_REQUEST', `header ${name} exceeds ${MAX_HEADER_VALUE_BYTES} bytes`);
+  if (CONTROL.test(v))
+    throw A2AError.of('INVALID_REQUEST', `header ${name} contains a control character (CR, LF or NUL)`);
+  if (Buffer.byteLength(v) > MAX_HEADER_VALUE_BYTES)
+    throw A2AError.of('INVALID_REQUEST', `header ${name} exceeds ${MAX_HEADER_VALUE_BYTES} bytes`);
   return v;
 }
 
@@ -31,15 +33,22 @@ export function negotiateVersion(raw: string | undefined): string {
   const version = value === '' ? '0.3' : value;
   const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(version);
   if (!m || Number(m[1]) !== SUPPORTED_MAJOR) {
-    throw A2AError.of('VERSION_NOT_SUPPORTED', `A2A version ${version} is not supported; this gateway speaks ${SUPPORTED_MAJOR}.x`, {
-      metadata: { requestedVersion: version, supportedVersions: UPSTREAM_VERSION },
-    });
+    throw A2AError.of(
+      'VERSION_NOT_SUPPORTED',
+      `A2A version ${version} is not supported; this gateway speaks ${SUPPORTED_MAJOR}.x`,
+      {
+        metadata: { requestedVersion: version, supportedVersions: UPSTREAM_VERSION },
+      },
+    );
   }
   return `${m[1]}.${m[2]}`;
 }
 
 export function splitList(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 /** `queryVersion`: the A2A-Version query parameter (§3.6.1), used when no header is sent. */
@@ -54,7 +63,11 @@ export function readServiceParameters(
     const v = checkedValue(name, header(name));
     if (v !== undefined) forwardedHeaders[name] = v;
   }
-  return { version, extensions: splitList(checkedValue('a2a-extensions', header('a2a-extensions'))), forwardedHeaders: withTraceContext(forwardedHeaders) };
+  return {
+    version,
+    extensions: splitList(checkedValue('a2a-extensions', header('a2a-extensions'))),
+    forwardedHeaders: withTraceContext(forwardedHeaders),
+  };
 }
 
 /**
@@ -69,6 +82,10 @@ export function upstreamHeaders(sp: ServiceParameters): Record<string, string> {
 }
 
 /** Pass-through: the caller's parameters checked, forwarded with the version the gateway speaks upstream. */
-export function passThroughHeaders(header: HeaderGetter, allowList: readonly string[], queryVersion?: string): Record<string, string> {
+export function passThroughHeaders(
+  header: HeaderGetter,
+  allowList: readonly string[],
+  queryVersion?: string,
+): Record<string, string> {
   return upstreamHeaders({ ...readServiceParameters(header, allowList, queryVersion), version: UPSTREAM_VERSION });
 }

@@ -9,10 +9,24 @@ import type { ProtoObject } from '../proto/protojson.js';
 import type { FieldViolation } from '../proto/violations.js';
 
 const blocked = new BlockList();
-for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) {
+for (const [net, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const) {
   blocked.addSubnet(net, bits, 'ipv4');
 }
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) blocked.addSubnet(net, bits, 'ipv6');
+for (const [net, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const)
+  blocked.addSubnet(net, bits, 'ipv6');
 
 /** Why this URL may not be fetched, or undefined when it may. */
 export function unsafeUrl(raw: string): string | undefined {
@@ -22,13 +36,15 @@ export function unsafeUrl(raw: string): string | undefined {
   } catch {
     return 'not a URL';
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `scheme ${u.protocol} is not allowed (http or https only)`;
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    return `scheme ${u.protocol} is not allowed (http or https only)`;
   const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return 'points at loopback';
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host)?.[1];
   const addr = mapped ?? host;
   const family = isIP(addr);
-  if (family !== 0 && blocked.check(addr, family === 6 ? 'ipv6' : 'ipv4')) return 'points at a loopback, link-local or private address';
+  if (family !== 0 && blocked.check(addr, family === 6 ? 'ipv6' : 'ipv4'))
+    return 'points at a loopback, link-local or private address';
   return undefined;
 }
 

@@ -18,13 +18,21 @@ export function stringLengthViolations(request: ProtoObject, max: number): Field
   while (stack.length > 0 && out.length < MAX_REPORTED) {
     const [value, path] = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.length > max) out.push({ field: path || '(request)', description: `string of ${value.length} characters exceeds the limit of ${max}` });
+      if (value.length > max)
+        out.push({
+          field: path || '(request)',
+          description: `string of ${value.length} characters exceeds the limit of ${max}`,
+        });
     } else if (Array.isArray(value)) {
       value.forEach((v, i) => stack.push([v, `${path}[${i}]`]));
     } else if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
       for (const [k, v] of Object.entries(value)) {
         const at = path ? `${path}.${k}` : k;
-        if (k.length > max) out.push({ field: at.slice(0, 200), description: `key of ${k.length} characters exceeds the limit of ${max}` });
+        if (k.length > max)
+          out.push({
+            field: at.slice(0, 200),
+            description: `key of ${k.length} characters exceeds the limit of ${max}`,
+          });
         stack.push([v, at]);
       }
     }

@@ -14,7 +14,13 @@ function isUnset(f: protobuf.Field, v: unknown): boolean {
   return v === '' || v === 0 || v === false;
 }
 
-function walk(type: protobuf.Type, obj: ProtoObject, path: string, skip: ReadonlySet<string>, out: FieldViolation[]): void {
+function walk(
+  type: protobuf.Type,
+  obj: ProtoObject,
+  path: string,
+  skip: ReadonlySet<string>,
+  out: FieldViolation[],
+): void {
   for (const f of type.fieldsArray) {
     const fpath = path ? `${path}.${f.name}` : f.name;
     const v = obj[f.name];
@@ -25,7 +31,8 @@ function walk(type: protobuf.Type, obj: ProtoObject, path: string, skip: Readonl
     const rt = f.resolvedType;
     if (!(rt instanceof protobuf.Type) || v == null || rt.fullName.startsWith('.google.protobuf.')) continue;
     if (f instanceof protobuf.MapField) {
-      for (const [k, mv] of Object.entries(v as ProtoObject)) walk(rt, mv as ProtoObject, `${fpath}[${JSON.stringify(k)}]`, skip, out);
+      for (const [k, mv] of Object.entries(v as ProtoObject))
+        walk(rt, mv as ProtoObject, `${fpath}[${JSON.stringify(k)}]`, skip, out);
     } else if (f.repeated) {
       (v as ProtoObject[]).forEach((item, i) => walk(rt, item, `${fpath}[${i}]`, skip, out));
     } else {
@@ -35,7 +42,11 @@ function walk(type: protobuf.Type, obj: ProtoObject, path: string, skip: Readonl
 }
 
 /** Every REQUIRED field missing in `obj`; `skip` names paths filled elsewhere. */
-export function requiredViolations(type: protobuf.Type, obj: ProtoObject, skip: ReadonlySet<string> = new Set()): FieldViolation[] {
+export function requiredViolations(
+  type: protobuf.Type,
+  obj: ProtoObject,
+  skip: ReadonlySet<string> = new Set(),
+): FieldViolation[] {
   const out: FieldViolation[] = [];
   walk(type, obj, '', skip, out);
   return out;

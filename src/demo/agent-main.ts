@@ -16,8 +16,11 @@ const { values } = parseArgs({
 const bindings = (values.binding ?? ['GRPC']) as AgentBinding[];
 const port = Number(values.port);
 const agent = await startEchoAgent({
-  bindings, host: values.host, name: values.name,
-  httpPort: port, grpcPort: values['grpc-port'] ? Number(values['grpc-port']) : port,
+  bindings,
+  host: values.host,
+  name: values.name,
+  httpPort: port,
+  grpcPort: values['grpc-port'] ? Number(values['grpc-port']) : port,
 });
 process.stdout.write(`${values.name}: ${bindings.map((b) => `${b} ${agent.urlFor(b)}`).join(', ')}\n`);
 const stop = (): void => {

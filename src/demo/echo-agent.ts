@@ -12,8 +12,13 @@ import * as grpc from '@grpc/grpc-js';
 import express from 'express';
 import { AGENT_CARD_PATH, Role, StreamResponse, TaskState, type AgentCard, type Message, type Part } from '@a2a-js/sdk';
 import {
-  AgentEvent, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore,
-  type AgentExecutor, type ExecutionEventBus, type RequestContext,
+  AgentEvent,
+  DefaultRequestHandler,
+  InMemoryPushNotificationStore,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
@@ -50,16 +55,34 @@ class EchoExecutor implements AgentExecutor {
 
   private streamed(ctx: RequestContext, bus: ExecutionEventBus, text: string, working: Message): Promise<void> | void {
     const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
-    bus.publish(AgentEvent.task({
-      id: ctx.taskId, contextId: ctx.contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: now(), message: undefined },
-      artifacts: [], history: [ctx.userMessage], metadata: undefined,
-    }));
-    bus.publish(AgentEvent.statusUpdate({ ...ids, status: { state: TaskState.TASK_STATE_WORKING, timestamp: now(), message: working }, metadata: undefined }));
+    bus.publish(
+      AgentEvent.task({
+        id: ctx.taskId,
+        contextId: ctx.contextId,
+        status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: now(), message: undefined },
+        artifacts: [],
+        history: [ctx.userMessage],
+        metadata: undefined,
+      }),
+    );
+    bus.publish(
+      AgentEvent.statusUpdate({
+        ...ids,
+        status: { state: TaskState.TASK_STATE_WORKING, timestamp: now(), message: working },
+        metadata: undefined,
+      }),
+    );
     if (text === 'hold') {
       return new Promise<void>((resolve) => {
         const release = (): void => {
           this.holds.delete(ctx.taskId);
-          bus.publish(AgentEvent.statusUpdate({ ...ids, status: { state: TaskState.TASK_STATE_CANCELED, timestamp: now(), message: undefined }, metadata: undefined }));
+          bus.publish(
+            AgentEvent.statusUpdate({
+              ...ids,
+              status: { state: TaskState.TASK_STATE_CANCELED, timestamp: now(), message: undefined },
+              metadata: undefined,
+            }),
+          );
           bus.finished();
           resolve();
         };
@@ -68,13 +91,30 @@ class EchoExecutor implements AgentExecutor {
     }
     const chunks = ['chunk one, ', 'chunk two, ', 'chunk three'];
     chunks.forEach((chunk, i) => {
-      bus.publish(AgentEvent.artifactUpdate({
-        ...ids,
-        artifact: { artifactId: 'streamed', name: 'streamed', description: '', parts: [textPart(chunk)], metadata: undefined, extensions: [] },
-        append: i > 0, lastChunk: i === chunks.length - 1, metadata: { chunk: i },
-      }));
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          ...ids,
+          artifact: {
+            artifactId: 'streamed',
+            name: 'streamed',
+            description: '',
+            parts: [textPart(chunk)],
+            metadata: undefined,
+            extensions: [],
+          },
+          append: i > 0,
+          lastChunk: i === chunks.length - 1,
+          metadata: { chunk: i },
+        }),
+      );
     });
-    bus.publish(AgentEvent.statusUpdate({ ...ids, status: { state: TaskState.TASK_STATE_COMPLETED, timestamp: now(), message: undefined }, metadata: undefined }));
+    bus.publish(
+      AgentEvent.statusUpdate({
+        ...ids,
+        status: { state: TaskState.TASK_STATE_COMPLETED, timestamp: now(), message: undefined },
+        metadata: undefined,
+      }),
+    );
     bus.finished();
   }
 
@@ -98,8 +138,14 @@ class EchoExecutor implements AgentExecutor {
       headers: this.lastHeaders,
     };
     const agentMessage = (body: string): Message => ({
-      role: Role.ROLE_AGENT, messageId: randomUUID(), parts: [textPart(body)], taskId: ctx.taskId,
-      contextId: ctx.contextId, extensions: [], metadata: undefined, referenceTaskIds: [],
+      role: Role.ROLE_AGENT,
+      messageId: randomUUID(),
+      parts: [textPart(body)],
+      taskId: ctx.taskId,
+      contextId: ctx.contextId,
+      extensions: [],
+      metadata: undefined,
+      referenceTaskIds: [],
     });
     if (text === 'stream' || text === 'hold') return this.streamed(ctx, bus, text, agentMessage('working on it'));
     if (text === 'message') {
@@ -108,16 +154,32 @@ class EchoExecutor implements AgentExecutor {
       return;
     }
     const state = text === 'input' ? TaskState.TASK_STATE_INPUT_REQUIRED : TaskState.TASK_STATE_COMPLETED;
-    bus.publish(AgentEvent.task({
-      id: ctx.taskId,
-      contextId: ctx.contextId,
-      status: { state, timestamp: new Date().toISOString(), message: text === 'input' ? agentMessage('more input, please') : undefined },
-      artifacts: text === 'input' ? [] : [{
-        artifactId: randomUUID(), name: 'echo', description: '', parts: [textPart(`echo: ${text}`)], metadata: undefined, extensions: [],
-      }],
-      history: [ctx.userMessage],
-      metadata: { echoed: true },
-    }));
+    bus.publish(
+      AgentEvent.task({
+        id: ctx.taskId,
+        contextId: ctx.contextId,
+        status: {
+          state,
+          timestamp: new Date().toISOString(),
+          message: text === 'input' ? agentMessage('more input, please') : undefined,
+        },
+        artifacts:
+          text === 'input'
+            ? []
+            : [
+                {
+                  artifactId: randomUUID(),
+                  name: 'echo',
+                  description: '',
+                  parts: [textPart(`echo: ${text}`)],
+                  metadata: undefined,
+                  extensions: [],
+                },
+              ],
+        history: [ctx.userMessage],
+        metadata: { echoed: true },
+      }),
+    );
     bus.finished();
   }
 
@@ -127,9 +189,14 @@ class EchoExecutor implements AgentExecutor {
       held();
       return;
     }
-    bus.publish(AgentEvent.statusUpdate({
-      taskId, contextId: '', status: { state: TaskState.TASK_STATE_CANCELED, timestamp: new Date().toISOString(), message: undefined }, metadata: undefined,
-    }));
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId: '',
+        status: { state: TaskState.TASK_STATE_CANCELED, timestamp: new Date().toISOString(), message: undefined },
+        metadata: undefined,
+      }),
+    );
     bus.finished();
   }
 }
@@ -168,7 +235,10 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-export function echoAgentCard(name: string, opts: Pick<EchoAgentOptions, 'pushNotifications' | 'extendedAgentCard' | 'streaming' | 'extensions'>): AgentCard {
+export function echoAgentCard(
+  name: string,
+  opts: Pick<EchoAgentOptions, 'pushNotifications' | 'extendedAgentCard' | 'streaming' | 'extensions'>,
+): AgentCard {
   return {
     name,
     description: 'Echoes the text it is sent; a demo A2A agent for a2a-gateway.',
@@ -176,14 +246,27 @@ export function echoAgentCard(name: string, opts: Pick<EchoAgentOptions, 'pushNo
     provider: { organization: 'a2a-gateway', url: 'https://example.com/a2a-gateway' },
     version: '1.0.0',
     capabilities: {
-      streaming: opts.streaming ?? true, pushNotifications: opts.pushNotifications ?? true,
-      extensions: (opts.extensions ?? []).map((e) => ({ ...e, description: '', params: undefined })), extendedAgentCard: opts.extendedAgentCard ?? false,
+      streaming: opts.streaming ?? true,
+      pushNotifications: opts.pushNotifications ?? true,
+      extensions: (opts.extensions ?? []).map((e) => ({ ...e, description: '', params: undefined })),
+      extendedAgentCard: opts.extendedAgentCard ?? false,
     },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'echo', name: 'Echo', description: 'Repeats your text.', tags: ['demo'], examples: ['hello'], inputModes: [], outputModes: [], securityRequirements: [] }],
+    skills: [
+      {
+        id: 'echo',
+        name: 'Echo',
+        description: 'Repeats your text.',
+        tags: ['demo'],
+        examples: ['hello'],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
     documentationUrl: undefined,
     signatures: [],
     iconUrl: undefined,
@@ -200,12 +283,18 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
   const host = opts.host ?? '127.0.0.1';
   const executor = new EchoExecutor();
   const card = echoAgentCard(opts.name ?? 'Echo Agent', opts);
-  const extended = opts.extendedAgentCard && opts.extendedCardConfigured !== false
-    ? async (): Promise<AgentCard> => ({ ...card, name: `${card.name} (extended)` })
-    : undefined;
+  const extended =
+    opts.extendedAgentCard && opts.extendedCardConfigured !== false
+      ? async (): Promise<AgentCard> => ({ ...card, name: `${card.name} (extended)` })
+      : undefined;
   const handler = new DefaultRequestHandler(
-    card, new InMemoryTaskStore(), executor, undefined,
-    opts.pushNotifications === false ? undefined : new InMemoryPushNotificationStore(), undefined, extended,
+    card,
+    new InMemoryTaskStore(),
+    executor,
+    undefined,
+    opts.pushNotifications === false ? undefined : new InMemoryPushNotificationStore(),
+    undefined,
+    extended,
   );
   let httpServer: HttpServer | undefined;
   let open = 0;
@@ -226,8 +315,10 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
       next();
     });
     app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
-    if (opts.bindings.includes('JSONRPC')) app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-    if (opts.bindings.includes('HTTP+JSON')) app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    if (opts.bindings.includes('JSONRPC'))
+      app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    if (opts.bindings.includes('HTTP+JSON'))
+      app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
     httpServer = await new Promise<HttpServer>((resolve) => {
       const s = app.listen(opts.httpPort ?? 0, host, () => resolve(s));
     });
@@ -236,7 +327,10 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
   }
   if (opts.bindings.includes('GRPC')) {
     grpcServer = new grpc.Server();
-    const impl = grpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }) as unknown as Record<string, (call: { metadata: grpc.Metadata }, cb?: unknown) => unknown>;
+    const impl = grpcService({
+      requestHandler: handler,
+      userBuilder: UserBuilder.noAuthentication,
+    }) as unknown as Record<string, (call: { metadata: grpc.Metadata }, cb?: unknown) => unknown>;
     const wrapped: Record<string, unknown> = {};
     for (const [name, fn] of Object.entries(impl)) {
       wrapped[name] = (call: { metadata: grpc.Metadata; once?: (e: string, l: () => void) => void }, cb?: unknown) => {
@@ -258,16 +352,27 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
     }
     grpcServer.addService(A2AService, wrapped as grpc.UntypedServiceImplementation);
     const port = await new Promise<number>((resolve, reject) => {
-      grpcServer!.bindAsync(`${host}:${opts.grpcPort ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+      grpcServer!.bindAsync(`${host}:${opts.grpcPort ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+        err ? reject(err) : resolve(p),
+      );
     });
     grpcAddress = `${host}:${port}`;
   }
   const jsonRpcUrl = `${httpUrl}/a2a/jsonrpc`;
   const restUrl = `${httpUrl}/a2a/rest`;
   const iface = { JSONRPC: jsonRpcUrl, 'HTTP+JSON': restUrl, GRPC: grpcAddress } as const;
-  card.supportedInterfaces = opts.bindings.map((b) => ({ url: iface[b], protocolBinding: b, tenant: '', protocolVersion: '1.0' }));
+  card.supportedInterfaces = opts.bindings.map((b) => ({
+    url: iface[b],
+    protocolBinding: b,
+    tenant: '',
+    protocolVersion: '1.0',
+  }));
   return {
-    card, httpUrl, jsonRpcUrl, restUrl, grpcAddress,
+    card,
+    httpUrl,
+    jsonRpcUrl,
+    restUrl,
+    grpcAddress,
     urlFor: (b) => iface[b],
     lastCall: () => executor.seen,
     published: () => executor.published,
@@ -276,7 +381,12 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
     async close() {
       executor.releaseAll();
       await Promise.all([
-        httpServer ? new Promise<void>((resolve) => { httpServer!.closeAllConnections(); httpServer!.close(() => resolve()); }) : undefined,
+        httpServer
+          ? new Promise<void>((resolve) => {
+              httpServer!.closeAllConnections();
+              httpServer!.close(() => resolve());
+            })
+          : undefined,
         grpcServer ? new Promise<void>((resolve) => grpcServer!.tryShutdown(() => resolve())) : undefined,
       ]);
     },

@@ -3,9 +3,7 @@
 // binding can write it and nothing is lost across translations (§3.3.2).
 // Also the reverse lookups used when reading an upstream's error: by
 // ErrorInfo reason first, by code second (including the older v1.0.0 codes).
-import {
-  CATALOGUE, ERROR_NAMES, GRPC_CODES, ROW_BY_GRPC, type ErrorName, type GrpcStatusName,
-} from './catalogue.js';
+import { CATALOGUE, ERROR_NAMES, GRPC_CODES, ROW_BY_GRPC, type ErrorName, type GrpcStatusName } from './catalogue.js';
 import type { FieldViolation } from '../proto/violations.js';
 import type { JsonObject } from '../proto/protojson.js';
 
@@ -31,11 +29,22 @@ export class A2AError extends Error {
   }
 
   /** A new error of the catalogue, with its ErrorInfo and any extra details. */
-  static of(name: ErrorName, message?: string, opts: { metadata?: Record<string, string>; details?: JsonObject[] } = {}): A2AError {
+  static of(
+    name: ErrorName,
+    message?: string,
+    opts: { metadata?: Record<string, string>; details?: JsonObject[] } = {},
+  ): A2AError {
     const row = CATALOGUE[name];
     const details = opts.details ?? [];
     const info = row.domain
-      ? [{ '@type': ERROR_INFO_TYPE, reason: name, domain: row.domain, ...(opts.metadata ? { metadata: opts.metadata } : {}) }]
+      ? [
+          {
+            '@type': ERROR_INFO_TYPE,
+            reason: name,
+            domain: row.domain,
+            ...(opts.metadata ? { metadata: opts.metadata } : {}),
+          },
+        ]
       : [];
     return new A2AError(name, message ?? row.message, [...info, ...details]);
   }

@@ -55,7 +55,8 @@ export type A2AErrorName =
   | 'EXTENSION_SUPPORT_REQUIRED'
   | 'VERSION_NOT_SUPPORTED';
 
-export type JsonRpcErrorName = 'PARSE_ERROR' | 'INVALID_REQUEST' | 'METHOD_NOT_FOUND' | 'INVALID_PARAMS' | 'INTERNAL_ERROR';
+export type JsonRpcErrorName =
+  'PARSE_ERROR' | 'INVALID_REQUEST' | 'METHOD_NOT_FOUND' | 'INVALID_PARAMS' | 'INTERNAL_ERROR';
 
 export type GatewayErrorName =
   | 'NO_ROUTE'
@@ -76,16 +77,38 @@ export type GatewayErrorName =
 
 export type ErrorName = A2AErrorName | JsonRpcErrorName | GatewayErrorName;
 
-const a2a = (jsonRpc: number, grpc: GrpcStatusName, http: number, message: string, legacy?: ErrorRow['legacy']): ErrorRow => ({
-  kind: 'a2a', jsonRpc, grpc, http, domain: A2A_DOMAIN, message, ...(legacy ? { legacy } : {}),
+const a2a = (
+  jsonRpc: number,
+  grpc: GrpcStatusName,
+  http: number,
+  message: string,
+  legacy?: ErrorRow['legacy'],
+): ErrorRow => ({
+  kind: 'a2a',
+  jsonRpc,
+  grpc,
+  http,
+  domain: A2A_DOMAIN,
+  message,
+  ...(legacy ? { legacy } : {}),
 });
 // PARSE_ERROR, INVALID_REQUEST and METHOD_NOT_FOUND share their status with
 // other rows, so the gateway names them with an ErrorInfo of its own domain.
 const rpc = (jsonRpc: number, grpc: GrpcStatusName, http: number, message: string, named = false): ErrorRow => ({
-  kind: 'jsonrpc', jsonRpc, grpc, http, domain: named ? GATEWAY_DOMAIN : null, message,
+  kind: 'jsonrpc',
+  jsonRpc,
+  grpc,
+  http,
+  domain: named ? GATEWAY_DOMAIN : null,
+  message,
 });
 const gw = (jsonRpc: number, grpc: GrpcStatusName, http: number, message: string, own = true): ErrorRow => ({
-  kind: 'gateway', jsonRpc, grpc, http, domain: own ? GATEWAY_DOMAIN : null, message,
+  kind: 'gateway',
+  jsonRpc,
+  grpc,
+  http,
+  domain: own ? GATEWAY_DOMAIN : null,
+  message,
 });
 
 export const CATALOGUE = {
@@ -93,7 +116,10 @@ export const CATALOGUE = {
   TASK_NOT_FOUND: a2a(-32001, 'NOT_FOUND', 404, 'Task not found'),
   TASK_NOT_CANCELABLE: a2a(-32002, 'FAILED_PRECONDITION', 400, 'Task cannot be canceled', { http: [409] }),
   PUSH_NOTIFICATION_NOT_SUPPORTED: a2a(-32003, 'FAILED_PRECONDITION', 400, 'Push Notification is not supported'),
-  UNSUPPORTED_OPERATION: a2a(-32004, 'FAILED_PRECONDITION', 400, 'This operation is not supported', { http: [501], grpc: ['UNIMPLEMENTED'] }),
+  UNSUPPORTED_OPERATION: a2a(-32004, 'FAILED_PRECONDITION', 400, 'This operation is not supported', {
+    http: [501],
+    grpc: ['UNIMPLEMENTED'],
+  }),
   CONTENT_TYPE_NOT_SUPPORTED: a2a(-32005, 'INVALID_ARGUMENT', 400, 'Incompatible content types', { http: [415] }),
   INVALID_AGENT_RESPONSE: a2a(-32006, 'INTERNAL', 500, 'Invalid agent response', { http: [502] }),
   EXTENDED_AGENT_CARD_NOT_CONFIGURED: a2a(-32007, 'FAILED_PRECONDITION', 400, 'Extended agent card is not configured'),
@@ -158,12 +184,16 @@ export const ROW_BY_GRPC = {
 export const WHEN = {
   TASK_NOT_FOUND: 'the task does not exist or is not visible (from the agent)',
   TASK_NOT_CANCELABLE: 'CancelTask on a task in a terminal state (from the agent)',
-  PUSH_NOTIFICATION_NOT_SUPPORTED: 'push-notification config calls to an agent without push notifications (from the agent)',
-  UNSUPPORTED_OPERATION: "an operation the agent does not support; streaming to an agent whose card does not declare it",
+  PUSH_NOTIFICATION_NOT_SUPPORTED:
+    'push-notification config calls to an agent without push notifications (from the agent)',
+  UNSUPPORTED_OPERATION:
+    'an operation the agent does not support; streaming to an agent whose card does not declare it',
   CONTENT_TYPE_NOT_SUPPORTED: 'a part media type the agent does not accept (from the agent)',
-  INVALID_AGENT_RESPONSE: 'the upstream answered something that is not the A2A answer for the method (or an SSE event over maxSseEventBytes)',
+  INVALID_AGENT_RESPONSE:
+    'the upstream answered something that is not the A2A answer for the method (or an SSE event over maxSseEventBytes)',
   EXTENDED_AGENT_CARD_NOT_CONFIGURED: 'the agent declares an extended card but has none (from the agent)',
-  EXTENSION_SUPPORT_REQUIRED: 'the agent requires an extension the caller did not list in A2A-Extensions (from the agent)',
+  EXTENSION_SUPPORT_REQUIRED:
+    'the agent requires an extension the caller did not list in A2A-Extensions (from the agent)',
   VERSION_NOT_SUPPORTED: 'A2A-Version is empty (0.3) or not 1.x',
   PARSE_ERROR: 'the body is not JSON (JSON-RPC, REST) or not a valid protobuf message (gRPC)',
   INVALID_REQUEST: 'JSON-RPC: not a request object, an empty batch, or a streaming method in a batch or without an id',
@@ -172,12 +202,13 @@ export const WHEN = {
   INTERNAL_ERROR: 'an unexpected failure in the gateway or the agent',
   NO_ROUTE: 'no route matches the host, path prefix and tenant',
   UPSTREAM_UNAVAILABLE: 'the upstream refused the connection, could not be reached, or dropped it mid-stream',
-  UPSTREAM_TIMEOUT: "the upstream did not answer within timeoutMs, or a stream was idle for streamIdleTimeoutMs",
+  UPSTREAM_TIMEOUT: 'the upstream did not answer within timeoutMs, or a stream was idle for streamIdleTimeoutMs',
   PAYLOAD_TOO_LARGE: "the request body exceeds the route's maxBodyBytes (default 10 MiB)",
   UNSUPPORTED_MEDIA_TYPE: 'a request body that is not application/json or application/a2a+json',
   SHUTTING_DOWN: 'a stream still open when the shutdown grace period ends (retry on another replica)',
   RATE_LIMITED: "over the route's rateLimit or maxConcurrentStreams (RetryInfo; Retry-After on HTTP)",
-  UNAUTHENTICATED: "missing or invalid credentials on a route with `auth` (ErrorInfo metadata `wwwAuthenticate`; the `WWW-Authenticate` header on HTTP, JSON-RPC too), or passed on from an upstream that answered UNAUTHENTICATED / 401",
+  UNAUTHENTICATED:
+    'missing or invalid credentials on a route with `auth` (ErrorInfo metadata `wwwAuthenticate`; the `WWW-Authenticate` header on HTTP, JSON-RPC too), or passed on from an upstream that answered UNAUTHENTICATED / 401',
   PERMISSION_DENIED: 'passed on from an upstream that answered PERMISSION_DENIED / 403',
   RESOURCE_EXHAUSTED: 'passed on from an upstream that answered RESOURCE_EXHAUSTED / 429',
   CANCELLED: 'the caller went away before the answer',

@@ -21,10 +21,15 @@ export class Health {
   private timer: NodeJS.Timeout | undefined;
   private known = new Set<string>();
 
-  constructor(private readonly table: RouteTable, private readonly cards: CardService) {}
+  constructor(
+    private readonly table: RouteTable,
+    private readonly cards: CardService,
+  ) {}
 
   async readiness(): Promise<Readiness> {
-    const routes = await Promise.all(this.table.config.routes.map(async (r) => ({ name: r.name, ...(await this.cards.status(r)) })));
+    const routes = await Promise.all(
+      this.table.config.routes.map(async (r) => ({ name: r.name, ...(await this.cards.status(r)) })),
+    );
     return { ready: !this.draining && routes.every((r) => r.ready), draining: this.draining, routes };
   }
 
@@ -43,7 +48,8 @@ export class Health {
       names.add(route.name);
       this.grpcHealth.setStatus(`a2a-gateway.route.${route.name}`, status(route.ready && !r.draining));
     }
-    for (const gone of this.known) if (!names.has(gone)) this.grpcHealth.setStatus(`a2a-gateway.route.${gone}`, 'NOT_SERVING');
+    for (const gone of this.known)
+      if (!names.has(gone)) this.grpcHealth.setStatus(`a2a-gateway.route.${gone}`, 'NOT_SERVING');
     this.known = names;
   }
 

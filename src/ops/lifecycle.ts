@@ -13,30 +13,42 @@ export function reloadFrom(path: string, gateway: RunningGateway, log: Logger): 
     return true;
   } catch (e) {
     const problems = e instanceof ConfigError ? e.problems : [(e as Error).message];
-    log.error({ problems }, 'configuration NOT reloaded: the file is invalid; the previous configuration stays in force');
+    log.error(
+      { problems },
+      'configuration NOT reloaded: the file is invalid; the previous configuration stays in force',
+    );
     return false;
   }
 }
 
-export function installLifecycle(gateway: RunningGateway, log: Logger, graceMs: number, configPath: string | undefined): void {
-  let watcher: FSWatcher | undefined;
+export function installLifecycle(
+  gateway: RunningGateway,
+  log: Logger,
+  graceMs: number,
+  configPath: string | undefined,
+): void {
+  const watchers: FSWatcher[] = [];
   let debounce: NodeJS.Timeout | undefined;
   const stop = (signal: string): void => {
     log.info({ signal }, 'shutting down');
-    watcher?.close();
+    for (const w of watchers) w.close();
     const exit = (code: number): void => log.flush(() => process.exit(code));
-    gateway.drain(graceMs).then(() => exit(0), (e: unknown) => {
-      log.error({ err: (e as Error).message }, 'shutdown failed');
-      exit(1);
-    });
+    gateway.drain(graceMs).then(
+      () => exit(0),
+      (e: unknown) => {
+        log.error({ err: (e as Error).message }, 'shutdown failed');
+        exit(1);
+      },
+    );
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   if (!configPath) return;
   process.on('SIGHUP', () => reloadFrom(configPath, gateway, log));
-  watcher = watch(configPath, () => {
+  const watcher = watch(configPath, () => {
     clearTimeout(debounce);
     debounce = setTimeout(() => reloadFrom(configPath, gateway, log), 100);
   });
   watcher.unref();
+  watchers.push(watcher);
 }

@@ -17,29 +17,48 @@ export interface CallLabels {
 export class Metrics {
   readonly registry = new Registry();
   private readonly calls = new Counter({
-    name: 'a2a_gateway_calls_total', help: 'Calls by route, method, inbound and upstream binding and outcome',
-    labelNames: ['route', 'method', 'inbound', 'upstream', 'outcome'] as const, registers: [this.registry],
+    name: 'a2a_gateway_calls_total',
+    help: 'Calls by route, method, inbound and upstream binding and outcome',
+    labelNames: ['route', 'method', 'inbound', 'upstream', 'outcome'] as const,
+    registers: [this.registry],
   });
   private readonly duration = new Histogram({
-    name: 'a2a_gateway_call_duration_seconds', help: 'Total call duration (streams: until the stream ends)',
-    labelNames: ['route', 'method', 'inbound', 'upstream'] as const, buckets: BUCKETS, registers: [this.registry],
+    name: 'a2a_gateway_call_duration_seconds',
+    help: 'Total call duration (streams: until the stream ends)',
+    labelNames: ['route', 'method', 'inbound', 'upstream'] as const,
+    buckets: BUCKETS,
+    registers: [this.registry],
   });
   private readonly upstreamDuration = new Histogram({
-    name: 'a2a_gateway_upstream_duration_seconds', help: 'Time spent waiting on the upstream for unary calls',
-    labelNames: ['route', 'method', 'upstream'] as const, buckets: BUCKETS, registers: [this.registry],
+    name: 'a2a_gateway_upstream_duration_seconds',
+    help: 'Time spent waiting on the upstream for unary calls',
+    labelNames: ['route', 'method', 'upstream'] as const,
+    buckets: BUCKETS,
+    registers: [this.registry],
   });
   private readonly activeStreams = new Gauge({
-    name: 'a2a_gateway_active_streams', help: 'Streams open now', labelNames: ['route', 'inbound'] as const, registers: [this.registry],
+    name: 'a2a_gateway_active_streams',
+    help: 'Streams open now',
+    labelNames: ['route', 'inbound'] as const,
+    registers: [this.registry],
   });
   private readonly streamEvents = new Counter({
-    name: 'a2a_gateway_stream_events_total', help: 'Stream events relayed', labelNames: ['route', 'inbound'] as const, registers: [this.registry],
+    name: 'a2a_gateway_stream_events_total',
+    help: 'Stream events relayed',
+    labelNames: ['route', 'inbound'] as const,
+    registers: [this.registry],
   });
   private readonly upstreamErrors = new Counter({
-    name: 'a2a_gateway_upstream_errors_total', help: 'Upstream connection failures and timeouts', labelNames: ['route', 'reason'] as const, registers: [this.registry],
+    name: 'a2a_gateway_upstream_errors_total',
+    help: 'Upstream connection failures and timeouts',
+    labelNames: ['route', 'reason'] as const,
+    registers: [this.registry],
   });
   private readonly cardRefreshes = new Counter({
-    name: 'a2a_gateway_card_refreshes_total', help: 'Upstream agent card fetches by outcome (updated, not_modified, failed)',
-    labelNames: ['route', 'outcome'] as const, registers: [this.registry],
+    name: 'a2a_gateway_card_refreshes_total',
+    help: 'Upstream agent card fetches by outcome (updated, not_modified, failed)',
+    labelNames: ['route', 'outcome'] as const,
+    registers: [this.registry],
   });
 
   constructor() {
@@ -49,7 +68,8 @@ export class Metrics {
   call(l: CallLabels, outcome: string, seconds: number): void {
     this.calls.inc({ ...l, outcome });
     this.duration.observe(l, seconds);
-    if (outcome === 'UPSTREAM_UNAVAILABLE' || outcome === 'UPSTREAM_TIMEOUT') this.upstreamErrors.inc({ route: l.route, reason: outcome });
+    if (outcome === 'UPSTREAM_UNAVAILABLE' || outcome === 'UPSTREAM_TIMEOUT')
+      this.upstreamErrors.inc({ route: l.route, reason: outcome });
   }
 
   upstreamTime(route: string, method: string, upstream: string, seconds: number): void {

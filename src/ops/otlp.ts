@@ -27,7 +27,10 @@ export class OtlpTracer {
   private batch: unknown[] = [];
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly cfg: TracingConfig, private readonly log: Logger) {
+  constructor(
+    private readonly cfg: TracingConfig,
+    private readonly log: Logger,
+  ) {
     this.timer = setInterval(() => void this.flush(), cfg.flushIntervalMs);
     this.timer.unref();
   }
@@ -35,7 +38,13 @@ export class OtlpTracer {
   /** A span for a call whose forwarded headers carry a valid traceparent; returns the headers to send upstream. */
   start(headers: Record<string, string>): { span: Span; headers: Record<string, string> } {
     const [, traceId = '', parent, flags = '01'] = (headers.traceparent ?? '').split('-');
-    const span: Span = { traceId, spanId: randomBytes(8).toString('hex'), parentSpanId: parent, flags, startNs: process.hrtime.bigint() };
+    const span: Span = {
+      traceId,
+      spanId: randomBytes(8).toString('hex'),
+      parentSpanId: parent,
+      flags,
+      startNs: process.hrtime.bigint(),
+    };
     return { span, headers: { ...headers, traceparent: `00-${traceId}-${span.spanId}-${flags}` } };
   }
 
@@ -61,14 +70,20 @@ export class OtlpTracer {
     const spans = this.batch;
     this.batch = [];
     const body = {
-      resourceSpans: [{
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: this.cfg.serviceName } }] },
-        scopeSpans: [{ scope: { name: 'a2a-gateway' }, spans }],
-      }],
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: this.cfg.serviceName } }] },
+          scopeSpans: [{ scope: { name: 'a2a-gateway' }, spans }],
+        },
+      ],
     };
     try {
       const res = await request(`${this.cfg.otlpEndpoint.replace(/\/+$/, '')}/v1/traces`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), headersTimeout: 5000, bodyTimeout: 5000,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        headersTimeout: 5000,
+        bodyTimeout: 5000,
       });
       await res.body.dump();
       if (res.statusCode >= 300) this.log.warn({ status: res.statusCode, spans: spans.length }, 'OTLP export rejected');

@@ -112,7 +112,12 @@ function valueFromJson(f: protobuf.Field, v: Json, path: string, out: FieldViola
   return scalarFromJson(f, v, path, out);
 }
 
-function messageFromJson(type: protobuf.Type, json: Json, path: string, out: FieldViolation[]): ProtoObject | undefined {
+function messageFromJson(
+  type: protobuf.Type,
+  json: Json,
+  path: string,
+  out: FieldViolation[],
+): ProtoObject | undefined {
   if (isWellKnown(type)) {
     try {
       return wellKnownFromJson(type, json, (t, j) => messageFromJson(t, j, path, out));
@@ -132,7 +137,11 @@ function messageFromJson(type: protobuf.Type, json: Json, path: string, out: Fie
     const f = idx.byName.get(key);
     if (!f) continue; // §5.7: unrecognized fields are ignored
     const fpath = joinPath(path, f.name);
-    if (raw === null && !(f.resolvedType instanceof protobuf.Type && f.resolvedType.fullName === '.google.protobuf.Value')) continue;
+    if (
+      raw === null &&
+      !(f.resolvedType instanceof protobuf.Type && f.resolvedType.fullName === '.google.protobuf.Value')
+    )
+      continue;
     if (f.partOf && !f.partOf.name.startsWith('_')) {
       const prev = oneofSeen.get(f.partOf.name);
       if (prev) out.push({ field: fpath, description: `only one of ${prev} and ${f.name} may be set` });
@@ -175,7 +184,8 @@ function isDefault(f: protobuf.Field, v: unknown): boolean {
   if (v === undefined || v === null) return true;
   if (f.resolvedType instanceof protobuf.Type) return false;
   if (v instanceof Uint8Array) return v.length === 0;
-  if (typeof v === 'object' && 'low' in v && 'high' in v) return (v as { low: number; high: number }).low === 0 && (v as { high: number }).high === 0;
+  if (typeof v === 'object' && 'low' in v && 'high' in v)
+    return (v as { low: number; high: number }).low === 0 && (v as { high: number }).high === 0;
   return v === 0 || v === '' || v === false;
 }
 
@@ -195,7 +205,8 @@ function scalarToJson(f: protobuf.Field, v: unknown): Json {
   const rt = f.resolvedType;
   if (rt instanceof protobuf.Enum) return rt.valuesById[v as number] ?? (v as number);
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
-  if (INT64.has(f.type)) return typeof v === 'object' && v !== null ? (v as { toString(): string }).toString() : String(v);
+  if (INT64.has(f.type))
+    return typeof v === 'object' && v !== null ? (v as { toString(): string }).toString() : String(v);
   if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
   return v as Json;
 }

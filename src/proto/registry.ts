@@ -19,10 +19,9 @@ function loadRoot(): protobuf.Root {
   const root = new protobuf.Root();
   root.resolvePath = (_origin: string, target: string): string =>
     target.startsWith('google/protobuf/') ? join(PROTOBUFJS_DIR, target) : join(PROTO_DIR, target);
-  root.loadSync(
-    ['a2a/gateway/v1/envelope.proto', 'google/rpc/error_details.proto', 'google/rpc/code.proto'],
-    { keepCase: false },
-  );
+  root.loadSync(['a2a/gateway/v1/envelope.proto', 'google/rpc/error_details.proto', 'google/rpc/code.proto'], {
+    keepCase: false,
+  });
   root.resolveAll();
   return root;
 }

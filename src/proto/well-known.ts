@@ -131,7 +131,8 @@ function int64(v: unknown): number {
 
 function structToJson(o: ProtoObject): JsonObject {
   const out: JsonObject = {};
-  for (const [k, x] of Object.entries((o.fields as ProtoObject | undefined) ?? {})) out[k] = valueToJson(x as ProtoObject);
+  for (const [k, x] of Object.entries((o.fields as ProtoObject | undefined) ?? {}))
+    out[k] = valueToJson(x as ProtoObject);
   return out;
 }
 

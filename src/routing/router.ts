@@ -47,7 +47,8 @@ export class Router {
     const out: PrefixMatch[] = [];
     for (const r of this.ordered) {
       if (!this.hostMatches(r, host)) continue;
-      if (path === r.pathPrefix || path.startsWith(`${r.pathPrefix}/`)) out.push({ route: r, rest: path.slice(r.pathPrefix.length) });
+      if (path === r.pathPrefix || path.startsWith(`${r.pathPrefix}/`))
+        out.push({ route: r, rest: path.slice(r.pathPrefix.length) });
     }
     return out;
   }
@@ -56,10 +57,19 @@ export class Router {
    * gRPC carries no path: a route is reachable when its tenant or host
    * matched, or when it sits at the root prefix.
    */
-  grpcRoute(authority: string | undefined, tenant: string, allowed: (r: RouteConfig) => boolean = () => true): RouteConfig | undefined {
+  grpcRoute(
+    authority: string | undefined,
+    tenant: string,
+    allowed: (r: RouteConfig) => boolean = () => true,
+  ): RouteConfig | undefined {
     const host = hostOf(authority);
-    return this.ordered.find((r) => allowed(r) && this.hostMatches(r, host) && tenantMatches(r, tenant) &&
-      (r.tenant !== undefined || r.hosts.length > 0 || r.pathPrefix === ''));
+    return this.ordered.find(
+      (r) =>
+        allowed(r) &&
+        this.hostMatches(r, host) &&
+        tenantMatches(r, tenant) &&
+        (r.tenant !== undefined || r.hosts.length > 0 || r.pathPrefix === ''),
+    );
   }
 }
 

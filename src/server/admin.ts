@@ -7,10 +7,17 @@ import type { Health } from '../ops/health.js';
 import type { Metrics } from '../ops/metrics.js';
 
 export function addAdminRoutes(app: FastifyInstance, health: Health, metrics: Metrics): void {
-  app.get('/healthz', async (_req, reply) => reply.code(200).header('content-type', 'application/json').send('{"status":"ok"}'));
+  app.get('/healthz', async (_req, reply) =>
+    reply.code(200).header('content-type', 'application/json').send('{"status":"ok"}'),
+  );
   app.get('/readyz', async (_req, reply) => {
     const r = await health.readiness();
-    return reply.code(r.ready ? 200 : 503).header('content-type', 'application/json').send(JSON.stringify(r));
+    return reply
+      .code(r.ready ? 200 : 503)
+      .header('content-type', 'application/json')
+      .send(JSON.stringify(r));
   });
-  app.get('/metrics', async (_req, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.text()));
+  app.get('/metrics', async (_req, reply) =>
+    reply.header('content-type', metrics.registry.contentType).send(await metrics.text()),
+  );
 }

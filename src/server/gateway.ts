@@ -32,7 +32,15 @@ import { trackConnections } from './connections.js';
 import { buildHttpServer } from './http.js';
 
 /** Defence in depth: whatever object a log line carries, these keys never reach the output. */
-export const REDACT_PATHS = ['req.headers.authorization', 'req.headers.cookie', '*.authorization', '*.cookie', '*["x-api-key"]', '*.credentials', '*.*.credentials'];
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.authorization',
+  '*.cookie',
+  '*["x-api-key"]',
+  '*.credentials',
+  '*.*.credentials',
+];
 
 export interface RunningGateway {
   httpPort: number;
@@ -84,9 +92,26 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const metrics = new Metrics();
   const ports = { http: config.httpPort, grpc: config.grpcPort };
   const store = new CardStore(log, metrics);
-  const cards = new CardService(store, () => ({ publicHttpUrl: table.config.publicHttpUrl, publicGrpcAddress: table.config.publicGrpcAddress, httpPort: ports.http, grpcPort: ports.grpc, tls: certificates !== undefined }), trustList(config.trustedProxies), log);
+  const cards = new CardService(
+    store,
+    () => ({
+      publicHttpUrl: table.config.publicHttpUrl,
+      publicGrpcAddress: table.config.publicGrpcAddress,
+      httpPort: ports.http,
+      grpcPort: ports.grpc,
+      tls: certificates !== undefined,
+    }),
+    trustList(config.trustedProxies),
+    log,
+  );
   const tracer = config.tracing ? new OtlpTracer(config.tracing, log) : undefined;
-  const dispatcher = new Dispatcher((binding, target) => UPSTREAM_CLIENTS[binding](target), cards, log, metrics, tracer);
+  const dispatcher = new Dispatcher(
+    (binding, target) => UPSTREAM_CLIENTS[binding](target),
+    cards,
+    log,
+    metrics,
+    tracer,
+  );
   const health = new Health(table, cards);
   void store.start(config.routes).then(() => health.update());
 
@@ -101,16 +126,30 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   grpcServer.addService(definition, handlers);
   health.addTo(grpcServer);
   if (config.grpcReflection) addReflection(grpcServer);
-  ports.grpc = await bindGrpc(grpcServer, hostPort(config.host, config.grpcPort), certificates?.grpcCredentials() ?? grpc.ServerCredentials.createInsecure());
+  ports.grpc = await bindGrpc(
+    grpcServer,
+    hostPort(config.host, config.grpcPort),
+    certificates?.grpcCredentials() ?? grpc.ServerCredentials.createInsecure(),
+  );
 
   const app = buildHttpServer({ table, dispatcher, logger: log, tls: certificates });
   const connections = trackConnections(app.server);
-  const admin: FastifyInstance | undefined = config.admin ? Fastify({ loggerInstance: log as FastifyBaseLogger }) : undefined;
+  const admin: FastifyInstance | undefined = config.admin
+    ? Fastify({ loggerInstance: log as FastifyBaseLogger })
+    : undefined;
   addAdminRoutes(admin ?? app, health, metrics);
   ports.http = await listen(app, config.host, config.httpPort);
   const adminPort = admin && config.admin ? await listen(admin, config.admin.host, config.admin.port) : undefined;
   health.start();
-  log.info({ http: hostPort(config.host, ports.http), grpc: hostPort(config.host, ports.grpc), admin: adminPort, routes: config.routes.map((r) => r.name) }, 'a2a-gateway listening');
+  log.info(
+    {
+      http: hostPort(config.host, ports.http),
+      grpc: hostPort(config.host, ports.grpc),
+      admin: adminPort,
+      routes: config.routes.map((r) => r.name),
+    },
+    'a2a-gateway listening',
+  );
 
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -138,7 +177,8 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     reload(next: GatewayConfig) {
       // Certificates are re-read on every reload (renewed files keep their paths); turning TLS on or off needs a restart.
       if (certificates && next.tls) certificates.reload(next.tls);
-      else if (Boolean(next.tls) !== Boolean(config.tls)) log.warn('listen.tls was added or removed: that takes a restart; the listeners keep their current mode');
+      else if (Boolean(next.tls) !== Boolean(config.tls))
+        log.warn('listen.tls was added or removed: that takes a restart; the listeners keep their current mode');
       table.swap(next);
       store.retain(next.routes);
       cards.reset();
@@ -149,7 +189,10 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     async drain(graceMs: number) {
       health.draining = true;
       await health.update();
-      log.info({ graceMs, openStreams: dispatcher.activeStreams }, 'draining: no new calls; open streams end after the grace period');
+      log.info(
+        { graceMs, openStreams: dispatcher.activeStreams },
+        'draining: no new calls; open streams end after the grace period',
+      );
       const httpClosed = app.close();
       connections.closeIdle();
       const grpcClosed = new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve()));

@@ -9,7 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { HttpAnswer, HttpCall } from '../bindings/http-request.js';
 import { errorHeaders } from '../bindings/http-error-headers.js';
@@ -54,7 +60,9 @@ function tlsSocketOf(req: FastifyRequest): unknown {
 
 function splitUrl(url: string): { path: string; query: URLSearchParams } {
   const q = url.indexOf('?');
-  return q < 0 ? { path: url, query: new URLSearchParams() } : { path: url.slice(0, q), query: new URLSearchParams(url.slice(q + 1)) };
+  return q < 0
+    ? { path: url, query: new URLSearchParams() }
+    : { path: url.slice(0, q), query: new URLSearchParams(url.slice(q + 1)) };
 }
 
 function isJsonRpcPath(method: string, rest: string): boolean {
@@ -100,7 +108,11 @@ function send(reply: FastifyReply, a: HttpAnswer): FastifyReply {
  */
 function earlyError(method: string, rest: string, err: A2AError): HttpAnswer {
   if (isJsonRpcPath(method, rest) || (method === 'POST' && !isRestPath(method, rest))) {
-    return { status: err.row.http, headers: { 'content-type': 'application/json', ...errorHeaders(err) }, body: JSON.stringify(errorResponse(null, err)) };
+    return {
+      status: err.row.http,
+      headers: { 'content-type': 'application/json', ...errorHeaders(err) },
+      body: JSON.stringify(errorResponse(null, err)),
+    };
   }
   return restError(err);
 }
@@ -126,9 +138,14 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       if (!socket.writable) return void socket.destroy();
       const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
       const status = tooLarge ? 431 : 400;
-      const err = A2AError.of('INVALID_REQUEST', tooLarge ? 'request headers are too large' : `malformed HTTP request (${error.code ?? 'parse error'})`);
+      const err = A2AError.of(
+        'INVALID_REQUEST',
+        tooLarge ? 'request headers are too large' : `malformed HTTP request (${error.code ?? 'parse error'})`,
+      );
       const body = JSON.stringify({ error: { ...(errorBody(err).error as object), code: status } });
-      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/a2a+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/a2a+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
     },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -144,21 +161,26 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
-  const locate = (req: FastifyRequest): { path: string; query: URLSearchParams; group: RouteConfig[]; rest: string } => {
+  const locate = (
+    req: FastifyRequest,
+  ): { path: string; query: URLSearchParams; group: RouteConfig[]; rest: string } => {
     const { path, query } = splitUrl(req.url);
     const candidates = deps.table.router.httpCandidates(hostOf(req), path);
     const first = candidates[0];
-    const group = first ? candidates.filter((c) => c.route.pathPrefix === first.route.pathPrefix).map((c) => c.route) : [];
+    const group = first
+      ? candidates.filter((c) => c.route.pathPrefix === first.route.pathPrefix).map((c) => c.route)
+      : [];
     return { path, query, group, rest: first ? first.rest : path };
   };
 
   app.setErrorHandler((error: { code?: string; statusCode?: number; message: string }, req, reply) => {
     const { rest: below } = locate(req);
-    const err = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-      ? A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${bodyLimit} bytes`)
-      : (error.statusCode ?? 500) < 500
-        ? A2AError.of('INVALID_REQUEST', error.message)
-        : A2AError.of('INTERNAL_ERROR', error.message);
+    const err =
+      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${bodyLimit} bytes`)
+        : (error.statusCode ?? 500) < 500
+          ? A2AError.of('INVALID_REQUEST', error.message)
+          : A2AError.of('INTERNAL_ERROR', error.message);
     return send(reply, earlyError(req.method, below, err));
   });
 
@@ -176,7 +198,11 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         const byHost = deps.table.router.hostRoute(hostOf(req));
         if (byHost && group[0]?.pathPrefix !== '') group.unshift(byHost);
       }
-      if (group.length === 0) return send(reply, earlyError(req.method, path, A2AError.of('NO_ROUTE', `no route for ${hostOf(req) ?? ''}${path}`)));
+      if (group.length === 0)
+        return send(
+          reply,
+          earlyError(req.method, path, A2AError.of('NO_ROUTE', `no route for ${hostOf(req) ?? ''}${path}`)),
+        );
       const headers = req.headers;
       const header = (name: string): string | undefined => {
         const v = headers[name];
@@ -215,7 +241,8 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
           const err = asA2AError(e);
           const answer = earlyError(req.method, below, err);
           // JSON-RPC-level errors travel in HTTP 200, as on the translated path (413 and 401 keep theirs).
-          if (inbound === 'JSONRPC' && err.errorName !== 'PAYLOAD_TOO_LARGE' && err.errorName !== 'UNAUTHENTICATED') answer.status = 200;
+          if (inbound === 'JSONRPC' && err.errorName !== 'PAYLOAD_TOO_LARGE' && err.errorName !== 'UNAUTHENTICATED')
+            answer.status = 200;
           return send(reply, answer);
         }
       }
@@ -246,9 +273,10 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     };
     const inm = view.header('if-none-match');
     const ims = view.header('if-modified-since');
-    const notModified = inm !== undefined
-      ? inm.split(',').some((t) => t.trim() === card.etag || t.trim() === '*')
-      : ims !== undefined && !Number.isNaN(Date.parse(ims)) && Date.parse(ims) >= card.lastModified.getTime();
+    const notModified =
+      inm !== undefined
+        ? inm.split(',').some((t) => t.trim() === card.etag || t.trim() === '*')
+        : ims !== undefined && !Number.isNaN(Date.parse(ims)) && Date.parse(ims) >= card.lastModified.getTime();
     return notModified ? { status: 304, headers } : { status: 200, headers, body: card.body };
   }
 

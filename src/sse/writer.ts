@@ -22,15 +22,21 @@ export function formatFrame(f: SseFrame): string {
   return `${f.event ? `event: ${f.event}\n` : ''}data: ${f.data}\n\n`;
 }
 
-export async function writeSse(res: ServerResponse, frames: AsyncIterable<SseFrame>, keepAliveMs: number, extraHeaders: Record<string, string> = {}): Promise<void> {
+export async function writeSse(
+  res: ServerResponse,
+  frames: AsyncIterable<SseFrame>,
+  keepAliveMs: number,
+  extraHeaders: Record<string, string> = {},
+): Promise<void> {
   res.writeHead(200, { ...extraHeaders, ...sseHeaders(res) });
   res.flushHeaders();
   const gone = (): boolean => res.destroyed || res.writableEnded;
-  const keepAlive = keepAliveMs > 0
-    ? setInterval(() => {
-        if (!gone() && res.writableLength === 0) res.write(': keep-alive\n\n');
-      }, keepAliveMs)
-    : undefined;
+  const keepAlive =
+    keepAliveMs > 0
+      ? setInterval(() => {
+          if (!gone() && res.writableLength === 0) res.write(': keep-alive\n\n');
+        }, keepAliveMs)
+      : undefined;
   const it = frames[Symbol.asyncIterator]();
   try {
     for (;;) {

@@ -20,7 +20,11 @@ interface Pem {
 }
 
 function readPem(tls: ListenerTls): Pem {
-  return { cert: readFileSync(tls.cert), key: readFileSync(tls.key), ca: tls.clientCa ? readFileSync(tls.clientCa) : undefined };
+  return {
+    cert: readFileSync(tls.cert),
+    key: readFileSync(tls.key),
+    ca: tls.clientCa ? readFileSync(tls.clientCa) : undefined,
+  };
 }
 
 export class ListenerCertificates implements grpc.experimental.CertificateProvider {
@@ -30,12 +34,23 @@ export class ListenerCertificates implements grpc.experimental.CertificateProvid
   private readonly secureServers = new Set<{ setSecureContext(o: SecureContextOptions): void }>();
 
   /** Throws when the files cannot be read (the gateway does not start). */
-  constructor(private tls: ListenerTls, private readonly log: Logger) {
+  constructor(
+    private tls: ListenerTls,
+    private readonly log: Logger,
+  ) {
     this.pem = readPem(tls);
   }
 
   /** Options for node:https / node:http2 createSecureServer (h2 with HTTP/1.1 fallback). */
-  httpsOptions(): { key: Buffer; cert: Buffer; ca?: Buffer; requestCert: boolean; rejectUnauthorized: boolean; allowHTTP1: true; minVersion: 'TLSv1.2' } {
+  httpsOptions(): {
+    key: Buffer;
+    cert: Buffer;
+    ca?: Buffer;
+    requestCert: boolean;
+    rejectUnauthorized: boolean;
+    allowHTTP1: true;
+    minVersion: 'TLSv1.2';
+  } {
     return {
       key: this.pem.key,
       cert: this.pem.cert,
@@ -55,7 +70,11 @@ export class ListenerCertificates implements grpc.experimental.CertificateProvid
   grpcCredentials(): grpc.ServerCredentials {
     // grpc-js names its parameters (ca, identity) but stores them the other way round;
     // passing this provider in both places makes the order irrelevant.
-    return grpc.experimental.createCertificateProviderServerCredentials(this, this.pem.ca ? this : null, this.pem.ca !== undefined && this.tls.requireClientCert);
+    return grpc.experimental.createCertificateProviderServerCredentials(
+      this,
+      this.pem.ca ? this : null,
+      this.pem.ca !== undefined && this.tls.requireClientCert,
+    );
   }
 
   /** Re-reads the files (the same or a newly configured set); on failure keeps the old ones. Returns whether it changed. */
@@ -64,12 +83,16 @@ export class ListenerCertificates implements grpc.experimental.CertificateProvid
     try {
       pem = readPem(next);
     } catch (e) {
-      this.log.error({ err: (e as Error).message }, 'TLS reload failed; the listeners keep their previous certificates');
+      this.log.error(
+        { err: (e as Error).message },
+        'TLS reload failed; the listeners keep their previous certificates',
+      );
       return false;
     }
     this.tls = next;
     this.pem = pem;
-    for (const s of this.secureServers) s.setSecureContext({ key: pem.key, cert: pem.cert, ...(pem.ca ? { ca: pem.ca } : {}) });
+    for (const s of this.secureServers)
+      s.setSecureContext({ key: pem.key, cert: pem.cert, ...(pem.ca ? { ca: pem.ca } : {}) });
     for (const l of this.identityListeners) l({ certificate: pem.cert, privateKey: pem.key });
     for (const l of this.caListeners) l(pem.ca ? { caCertificate: pem.ca } : null);
     this.log.info({ cert: next.cert }, 'TLS certificates reloaded');

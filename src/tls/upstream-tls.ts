@@ -9,7 +9,9 @@ import * as grpc from '@grpc/grpc-js';
 import type { UpstreamTls } from '../config/types.js';
 
 /** undici `connect` options (tls.connect) for an https upstream. */
-export function undiciConnect(tls: UpstreamTls | undefined): { ca?: Buffer; cert?: Buffer; key?: Buffer; servername?: string; rejectUnauthorized: true } | undefined {
+export function undiciConnect(
+  tls: UpstreamTls | undefined,
+): { ca?: Buffer; cert?: Buffer; key?: Buffer; servername?: string; rejectUnauthorized: true } | undefined {
   if (!tls) return undefined;
   return {
     ...(tls.ca ? { ca: readFileSync(tls.ca) } : {}),
@@ -21,12 +23,17 @@ export function undiciConnect(tls: UpstreamTls | undefined): { ca?: Buffer; cert
 }
 
 /** Channel credentials and options for a gRPC upstream (plain when `tls` is undefined). */
-export function grpcChannel(tls: UpstreamTls | undefined): { credentials: grpc.ChannelCredentials; options: grpc.ChannelOptions } {
+export function grpcChannel(tls: UpstreamTls | undefined): {
+  credentials: grpc.ChannelCredentials;
+  options: grpc.ChannelOptions;
+} {
   if (!tls) return { credentials: grpc.credentials.createInsecure(), options: {} };
   const read = (f: string | undefined): Buffer | null => (f ? readFileSync(f) : null);
   return {
     credentials: grpc.credentials.createSsl(read(tls.ca), read(tls.key), read(tls.cert)),
-    options: tls.servername ? { 'grpc.ssl_target_name_override': tls.servername, 'grpc.default_authority': tls.servername } : {},
+    options: tls.servername
+      ? { 'grpc.ssl_target_name_override': tls.servername, 'grpc.default_authority': tls.servername }
+      : {},
   };
 }
 

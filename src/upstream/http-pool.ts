@@ -32,7 +32,16 @@ export interface HttpRequestOptions {
   body?: string;
 }
 
-const REFUSED = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const REFUSED = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
 const RESET = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'EPIPE']);
 const TIMEOUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
@@ -50,15 +59,28 @@ export function isEventStream(contentType: string): boolean {
  * timeout, cancel, TLS failure (with its reason), refused/reset/dropped
  * connection (flagged for fallback and retry), anything else unavailable.
  */
-export function transportFailure(e: unknown, signal: AbortSignal, timedOut: boolean, stage: 'request' | 'body', timeoutMs: number): A2AError {
+export function transportFailure(
+  e: unknown,
+  signal: AbortSignal,
+  timedOut: boolean,
+  stage: 'request' | 'body',
+  timeoutMs: number,
+): A2AError {
   if (e instanceof A2AError) return e;
   const code = codeOf(e);
-  if (timedOut || TIMEOUT.has(code)) return A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${timeoutMs} ms`);
+  if (timedOut || TIMEOUT.has(code))
+    return A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${timeoutMs} ms`);
   if (signal.aborted) return A2AError.of('CANCELLED', 'the call was cancelled');
   const reason = `${code} ${(e as Error).message ?? ''}`;
-  if (isTlsFailure(reason)) return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream TLS failure: ${(e as Error).message} (${code})`);
+  if (isTlsFailure(reason))
+    return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream TLS failure: ${(e as Error).message} (${code})`);
   if (REFUSED.has(code) || stage === 'body') {
-    const err = A2AError.of('UPSTREAM_UNAVAILABLE', stage === 'body' ? `upstream connection dropped mid-stream (${code || (e as Error).message})` : `upstream unreachable (${code})`);
+    const err = A2AError.of(
+      'UPSTREAM_UNAVAILABLE',
+      stage === 'body'
+        ? `upstream connection dropped mid-stream (${code || (e as Error).message})`
+        : `upstream unreachable (${code})`,
+    );
     err.connectionRefused = code === 'ECONNREFUSED';
     err.connectionReset = stage === 'request' && RESET.has(code);
     return err;
@@ -71,12 +93,21 @@ export class HttpPool {
   /** Path of the base URL without a trailing slash ("" for the origin). */
   readonly basePath: string;
 
-  constructor(baseUrl: string, private readonly timeoutMs: number, tls?: UpstreamTls) {
+  constructor(
+    baseUrl: string,
+    private readonly timeoutMs: number,
+    tls?: UpstreamTls,
+  ) {
     const u = new URL(baseUrl);
     const connect = undiciConnect(tls);
     // Idle connections are kept below Node's 5 s server default (undici also follows a Keep-Alive: timeout hint),
     // so the gateway seldom reuses a socket the agent is closing; when it does, see Dispatcher.unary.
-    this.pool = new Pool(u.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 4_000, ...(connect ? { connect } : {}) });
+    this.pool = new Pool(u.origin, {
+      connections: 64,
+      pipelining: 1,
+      keepAliveTimeout: 4_000,
+      ...(connect ? { connect } : {}),
+    });
     this.basePath = u.pathname.replace(/\/+$/, '');
   }
 
@@ -96,7 +127,13 @@ export class HttpPool {
     const onAbort = (): void => ac.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const res = await this.pool.request({ ...opts, body: opts.body ?? null, signal: ac.signal, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+      const res = await this.pool.request({
+        ...opts,
+        body: opts.body ?? null,
+        signal: ac.signal,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
       const text = await res.body.text();
       const ct = res.headers['content-type'];
       return { status: res.statusCode, contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '', text };
@@ -116,7 +153,13 @@ export class HttpPool {
   async open(opts: HttpRequestOptions, signal: AbortSignal): Promise<HttpStream> {
     let res: Dispatcher.ResponseData;
     try {
-      res = await this.pool.request({ ...opts, body: opts.body ?? null, signal, headersTimeout: this.timeoutMs, bodyTimeout: 0 });
+      res = await this.pool.request({
+        ...opts,
+        body: opts.body ?? null,
+        signal,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: 0,
+      });
     } catch (e) {
       throw this.failure(e, signal, false, 'request');
     }

@@ -30,10 +30,11 @@ export async function brokenHttp(handler: (req: IncomingMessage, res: ServerResp
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    close: () => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -45,14 +46,20 @@ export async function brokenGrpc(handler: (cb: grpc.sendUnaryData<Buffer>) => vo
   for (const m of METHODS.values()) {
     if (m.streaming) continue;
     definition[m.name] = {
-      path: `/lf.a2a.v1.A2AService/${m.name}`, requestStream: false, responseStream: false,
-      requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b,
+      path: `/lf.a2a.v1.A2AService/${m.name}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (b: Buffer) => b,
+      requestDeserialize: (b: Buffer) => b,
+      responseSerialize: (b: Buffer) => b,
+      responseDeserialize: (b: Buffer) => b,
     };
     impl[m.name] = (_call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => handler(cb);
   }
   server.addService(definition, impl);
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   return { url: `127.0.0.1:${port}`, close: async () => server.forceShutdown() };
 }
 
@@ -61,7 +68,14 @@ export type BreakMode = 'error' | 'drop' | 'stall' | 'huge';
 
 export const STREAM_EVENTS = [
   { task: { id: 't-broken', contextId: 'c-broken', status: { state: 'TASK_STATE_WORKING' } } },
-  { statusUpdate: { taskId: 't-broken', contextId: 'c-broken', status: { state: 'TASK_STATE_WORKING' }, metadata: { n: 2 } } },
+  {
+    statusUpdate: {
+      taskId: 't-broken',
+      contextId: 'c-broken',
+      status: { state: 'TASK_STATE_WORKING' },
+      metadata: { n: 2 },
+    },
+  },
 ];
 const VANISHED = { reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 't-broken' } };
 
@@ -85,28 +99,41 @@ export function brokenSse(flavour: 'JSONRPC' | 'HTTP+JSON', mode: BreakMode): Pr
       for (const ev of STREAM_EVENTS) res.write(`data: ${JSON.stringify(wrap(ev))}\n\n`);
       if (mode === 'error') {
         const info = { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', ...VANISHED };
-        res.end(flavour === 'JSONRPC'
-          ? `data: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32001, message: 'task vanished', data: [info] } })}\n\n`
-          : `event: error\ndata: ${JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', message: 'task vanished', details: [info] } })}\n\n`);
+        res.end(
+          flavour === 'JSONRPC'
+            ? `data: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32001, message: 'task vanished', data: [info] } })}\n\n`
+            : `event: error\ndata: ${JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', message: 'task vanished', details: [info] } })}\n\n`,
+        );
       } else if (mode === 'drop') {
         setTimeout(() => req.socket.destroy(), 20);
       } else if (mode === 'huge') {
-        res.end(`data: ${JSON.stringify(wrap({ message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'x'.repeat(8192) }] } }))}\n\n`);
+        res.end(
+          `data: ${JSON.stringify(wrap({ message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'x'.repeat(8192) }] } }))}\n\n`,
+        );
       }
     });
   });
 }
 
 /** A gRPC upstream whose streaming methods send two events, then break. */
-export async function brokenGrpcStream(mode: BreakMode, encode: (json: unknown) => Buffer, errorStatus: () => Partial<grpc.StatusObject>): Promise<Broken> {
+export async function brokenGrpcStream(
+  mode: BreakMode,
+  encode: (json: unknown) => Buffer,
+  errorStatus: () => Partial<grpc.StatusObject>,
+): Promise<Broken> {
   const server = new grpc.Server();
   const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
   const impl: grpc.UntypedServiceImplementation = {};
   for (const m of METHODS.values()) {
     if (!m.streaming) continue;
     definition[m.name] = {
-      path: `/lf.a2a.v1.A2AService/${m.name}`, requestStream: false, responseStream: true,
-      requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b,
+      path: `/lf.a2a.v1.A2AService/${m.name}`,
+      requestStream: false,
+      responseStream: true,
+      requestSerialize: (b: Buffer) => b,
+      requestDeserialize: (b: Buffer) => b,
+      responseSerialize: (b: Buffer) => b,
+      responseDeserialize: (b: Buffer) => b,
     };
     impl[m.name] = (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
       for (const ev of STREAM_EVENTS) call.write(encode(ev));
@@ -116,6 +143,7 @@ export async function brokenGrpcStream(mode: BreakMode, encode: (json: unknown) 
   }
   server.addService(definition, impl);
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   return { url: `127.0.0.1:${port}`, close: async () => server.forceShutdown() };
 }

@@ -25,12 +25,18 @@ export interface GatewayProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startGatewayProcess(config: unknown, entry: string[] = ['--import', 'tsx', 'src/cli/bin.ts']): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  config: unknown,
+  entry: string[] = ['--import', 'tsx', 'src/cli/bin.ts'],
+): Promise<GatewayProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-gw-'));
   const configPath = join(dir, 'gateway.yaml');
   const writeConfig = (c: unknown): void => writeFileSync(configPath, stringify(c));
   writeConfig(config);
-  const child = spawn(process.execPath, [...entry, '--config', configPath], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...entry, '--config', configPath], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: Array<Record<string, unknown>> = [];
   let buf = '';
   const exited = once(child, 'exit').then(([code]) => code as number | null);
@@ -58,7 +64,14 @@ export async function startGatewayProcess(config: unknown, entry: string[] = ['-
   });
   const admin = up.admin === undefined ? undefined : `127.0.0.1:${String(up.admin)}`;
   return {
-    child, configPath, http: String(up.http), grpc: String(up.grpc), admin, logs, writeConfig, exited,
+    child,
+    configPath,
+    http: String(up.http),
+    grpc: String(up.grpc),
+    admin,
+    logs,
+    writeConfig,
+    exited,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal);
       return exited;

@@ -13,7 +13,14 @@ export interface Flood extends Broken {
 }
 
 export function floodEvent(seq: number, padBytes: number): unknown {
-  return { statusUpdate: { taskId: 't-flood', contextId: 'c-flood', status: { state: 'TASK_STATE_WORKING' }, metadata: { seq, pad: 'x'.repeat(padBytes) } } };
+  return {
+    statusUpdate: {
+      taskId: 't-flood',
+      contextId: 'c-flood',
+      status: { state: 'TASK_STATE_WORKING' },
+      metadata: { seq, pad: 'x'.repeat(padBytes) },
+    },
+  };
 }
 
 async function bodyOf(req: IncomingMessage): Promise<string> {
@@ -46,10 +53,11 @@ export async function floodSse(flavour: 'JSONRPC' | 'HTTP+JSON', count: number, 
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     sent: () => sent,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -57,22 +65,31 @@ export async function floodGrpc(count: number, padBytes: number, encode: (json: 
   let sent = 0;
   const server = new grpc.Server();
   const def: grpc.MethodDefinition<Buffer, Buffer> = {
-    path: '/lf.a2a.v1.A2AService/SendStreamingMessage', requestStream: false, responseStream: true,
-    requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b,
+    path: '/lf.a2a.v1.A2AService/SendStreamingMessage',
+    requestStream: false,
+    responseStream: true,
+    requestSerialize: (b: Buffer) => b,
+    requestDeserialize: (b: Buffer) => b,
+    responseSerialize: (b: Buffer) => b,
+    responseDeserialize: (b: Buffer) => b,
   };
-  server.addService({ SendStreamingMessage: def }, {
-    SendStreamingMessage: (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
-      void (async () => {
-        for (let i = 0; i < count && !call.cancelled; i++) {
-          const bytes = encode(floodEvent(i, padBytes));
-          sent += bytes.length;
-          if (!call.write(bytes)) await drained(call, 'cancelled');
-        }
-        if (!call.cancelled) call.end();
-      })();
+  server.addService(
+    { SendStreamingMessage: def },
+    {
+      SendStreamingMessage: (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
+        void (async () => {
+          for (let i = 0; i < count && !call.cancelled; i++) {
+            const bytes = encode(floodEvent(i, padBytes));
+            sent += bytes.length;
+            if (!call.write(bytes)) await drained(call, 'cancelled');
+          }
+          if (!call.cancelled) call.end();
+        })();
+      },
     },
-  });
+  );
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   return { url: `127.0.0.1:${port}`, sent: () => sent, close: async () => server.forceShutdown() };
 }

@@ -22,10 +22,26 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export function gatewayConfig(routes: Parameters<typeof routeFromRaw>[0][], extra: Partial<GatewayConfig> = {}): GatewayConfig {
+export function gatewayConfig(
+  routes: Parameters<typeof routeFromRaw>[0][],
+  extra: Partial<GatewayConfig> = {},
+): GatewayConfig {
   return {
-    source: '<test>', host: '127.0.0.1', httpPort: 0, grpcPort: 0, tls: undefined, publicHttpUrl: undefined, publicGrpcAddress: undefined,
-    logLevel: 'silent', trustedProxies: [], admin: undefined, grpcReflection: true, shutdownGraceMs: 10_000, tracing: undefined, routes: routes.map((r) => routeFromRaw(r)), ...extra,
+    source: '<test>',
+    host: '127.0.0.1',
+    httpPort: 0,
+    grpcPort: 0,
+    tls: undefined,
+    publicHttpUrl: undefined,
+    publicGrpcAddress: undefined,
+    logLevel: 'silent',
+    trustedProxies: [],
+    admin: undefined,
+    grpcReflection: true,
+    shutdownGraceMs: 10_000,
+    tracing: undefined,
+    routes: routes.map((r) => routeFromRaw(r)),
+    ...extra,
   };
 }
 
@@ -36,16 +52,37 @@ export function gatewayConfig(routes: Parameters<typeof routeFromRaw>[0][], extr
  */
 export async function startHarness(): Promise<Harness> {
   const agent = await startEchoAgent({ bindings: BINDINGS, pushNotifications: true, extendedAgentCard: true });
-  const noPushAgent = await startEchoAgent({ bindings: BINDINGS, pushNotifications: false, streaming: false, name: 'No Push Agent' });
+  const noPushAgent = await startEchoAgent({
+    bindings: BINDINGS,
+    pushNotifications: false,
+    streaming: false,
+    name: 'No Push Agent',
+  });
   // A gRPC agent publishes its card elsewhere: here, on the same agent's HTTP side.
-  const cardOf = (a: RunningAgent, b: Binding) => (b === 'GRPC' ? { card: { url: `${a.httpUrl}/.well-known/agent-card.json` } } : {});
+  const cardOf = (a: RunningAgent, b: Binding) =>
+    b === 'GRPC' ? { card: { url: `${a.httpUrl}/.well-known/agent-card.json` } } : {};
   const routes = BINDINGS.flatMap((b) => [
-    { name: `up-${slug(b)}`, match: { pathPrefix: `/up-${slug(b)}`, tenant: `up-${slug(b)}` }, upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' }, forwardHeaders: ['x-allowed'], timeoutMs: 5000, ...cardOf(agent, b) },
-    { name: `nopush-${slug(b)}`, match: { pathPrefix: `/nopush-${slug(b)}`, tenant: `nopush-${slug(b)}` }, upstream: { url: noPushAgent.urlFor(b), binding: b, tenant: 'clear' }, timeoutMs: 5000, ...cardOf(noPushAgent, b) },
+    {
+      name: `up-${slug(b)}`,
+      match: { pathPrefix: `/up-${slug(b)}`, tenant: `up-${slug(b)}` },
+      upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' },
+      forwardHeaders: ['x-allowed'],
+      timeoutMs: 5000,
+      ...cardOf(agent, b),
+    },
+    {
+      name: `nopush-${slug(b)}`,
+      match: { pathPrefix: `/nopush-${slug(b)}`, tenant: `nopush-${slug(b)}` },
+      upstream: { url: noPushAgent.urlFor(b), binding: b, tenant: 'clear' },
+      timeoutMs: 5000,
+      ...cardOf(noPushAgent, b),
+    },
   ]);
   const gateway = await startGateway(gatewayConfig(routes), pino({ level: 'silent' }));
   return {
-    gateway, agent, noPushAgent,
+    gateway,
+    agent,
+    noPushAgent,
     async close() {
       await gateway.close();
       await agent.close();
@@ -79,7 +116,12 @@ export interface CallOptions {
 
 let rpcId = 0;
 
-export async function callJsonRpc(gw: RunningGateway, method: MethodName, params: JsonObject, opts: CallOptions): Promise<WireResult> {
+export async function callJsonRpc(
+  gw: RunningGateway,
+  method: MethodName,
+  params: JsonObject,
+  opts: CallOptions,
+): Promise<WireResult> {
   const res = await request(`${gw.httpUrl}${opts.prefix}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...opts.headers },
@@ -87,12 +129,26 @@ export async function callJsonRpc(gw: RunningGateway, method: MethodName, params
   });
   const body = (await res.body.json()) as JsonObject;
   const err = body.error as JsonObject | undefined;
-  if (err) return { ok: false, code: err.code as number, message: err.message as string, details: (err.data as JsonObject[]) ?? [], httpStatus: res.statusCode, headers: res.headers, raw: body };
+  if (err)
+    return {
+      ok: false,
+      code: err.code as number,
+      message: err.message as string,
+      details: (err.data as JsonObject[]) ?? [],
+      httpStatus: res.statusCode,
+      headers: res.headers,
+      raw: body,
+    };
   return { ok: true, result: body.result as JsonObject, httpStatus: res.statusCode, headers: res.headers, raw: body };
 }
 
 /** REST call built the way §11.3/§11.5 say, from the method's http rule. */
-export async function callRest(gw: RunningGateway, method: MethodName, params: JsonObject, opts: CallOptions): Promise<WireResult> {
+export async function callRest(
+  gw: RunningGateway,
+  method: MethodName,
+  params: JsonObject,
+  opts: CallOptions,
+): Promise<WireResult> {
   const info = methodInfo(method);
   const rule = info.httpRules.find((r) => r.pattern.startsWith('/{tenant}') === (opts.tenant !== ''))!;
   let path = rule.pattern;
@@ -108,14 +164,27 @@ export async function callRest(gw: RunningGateway, method: MethodName, params: J
   const qs = q.toString();
   const res = await request(`${gw.httpUrl}${opts.prefix}${path}${qs ? `?${qs}` : ''}`, {
     method: rule.verb,
-    headers: { 'a2a-version': '1.0', ...(rule.body !== undefined ? { 'content-type': 'application/a2a+json' } : {}), ...opts.headers },
+    headers: {
+      'a2a-version': '1.0',
+      ...(rule.body !== undefined ? { 'content-type': 'application/a2a+json' } : {}),
+      ...opts.headers,
+    },
     ...(rule.body !== undefined ? { body: JSON.stringify(params) } : {}),
   });
   const text = await res.body.text();
   const body = JSON.parse(text) as JsonObject;
   const err = body.error as JsonObject | undefined;
   if (res.statusCode >= 400) {
-    return { ok: false, code: err?.code as number, status: err?.status as string, message: err?.message as string, details: (err?.details as JsonObject[]) ?? [], httpStatus: res.statusCode, headers: res.headers, raw: body };
+    return {
+      ok: false,
+      code: err?.code as number,
+      status: err?.status as string,
+      message: err?.message as string,
+      details: (err?.details as JsonObject[]) ?? [],
+      httpStatus: res.statusCode,
+      headers: res.headers,
+      raw: body,
+    };
   }
   return { ok: true, result: body, httpStatus: res.statusCode, headers: res.headers, raw: res.headers['content-type'] };
 }
@@ -135,28 +204,62 @@ export function closeGrpcClients(): void {
 }
 
 /** Raw gRPC unary call: the request is protobuf-encoded from ProtoJSON; errors decoded from the trailer bytes. */
-export function callGrpcRaw(address: string, method: MethodName, body: Buffer, metadata: Record<string, string>, path = `/lf.a2a.v1.A2AService/${method}`): Promise<{ err?: grpc.ServiceError; value?: Buffer }> {
+export function callGrpcRaw(
+  address: string,
+  method: MethodName,
+  body: Buffer,
+  metadata: Record<string, string>,
+  path = `/lf.a2a.v1.A2AService/${method}`,
+): Promise<{ err?: grpc.ServiceError; value?: Buffer }> {
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries(metadata)) md.set(k, v);
   return new Promise((resolve) => {
-    grpcClient(address).makeUnaryRequest(path, (b: Buffer) => b, (b: Buffer) => b, body, md, (err, value) => resolve(err ? { err } : { value: value! }));
+    grpcClient(address).makeUnaryRequest(
+      path,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      body,
+      md,
+      (err, value) => resolve(err ? { err } : { value: value! }),
+    );
   });
 }
 
-export async function callGrpc(gw: RunningGateway, method: MethodName, params: JsonObject, opts: CallOptions): Promise<WireResult> {
+export async function callGrpc(
+  gw: RunningGateway,
+  method: MethodName,
+  params: JsonObject,
+  opts: CallOptions,
+): Promise<WireResult> {
   const info = methodInfo(method);
   const req = fromJson(info.requestType, { ...params, tenant: opts.tenant });
   const bytes = Buffer.from(info.requestType.encode(info.requestType.fromObject(req)).finish());
   const { err, value } = await callGrpcRaw(gw.grpcAddress, method, bytes, { 'a2a-version': '1.0', ...opts.headers });
   if (err) {
     const bin = err.metadata.get('grpc-status-details-bin')[0];
-    const status = bin ? (toJson(StatusType, StatusType.decode(bin as Buffer) as unknown as ProtoObject) as JsonObject) : {};
-    return { ok: false, code: err.code, message: err.details, details: (status.details as JsonObject[]) ?? [], raw: status };
+    const status = bin
+      ? (toJson(StatusType, StatusType.decode(bin as Buffer) as unknown as ProtoObject) as JsonObject)
+      : {};
+    return {
+      ok: false,
+      code: err.code,
+      message: err.details,
+      details: (status.details as JsonObject[]) ?? [],
+      raw: status,
+    };
   }
-  return { ok: true, result: toJson(info.responseType, info.responseType.decode(value!) as unknown as ProtoObject) as JsonObject };
+  return {
+    ok: true,
+    result: toJson(info.responseType, info.responseType.decode(value!) as unknown as ProtoObject) as JsonObject,
+  };
 }
 
-export type Caller = (gw: RunningGateway, method: MethodName, params: JsonObject, opts: CallOptions) => Promise<WireResult>;
+export type Caller = (
+  gw: RunningGateway,
+  method: MethodName,
+  params: JsonObject,
+  opts: CallOptions,
+) => Promise<WireResult>;
 export const CALLERS: Record<Binding, Caller> = { JSONRPC: callJsonRpc, 'HTTP+JSON': callRest, GRPC: callGrpc };
 
 export function userMessage(text: string, extra: JsonObject = {}): Json {

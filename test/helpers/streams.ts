@@ -26,7 +26,12 @@ export type StreamMethod = Extract<MethodName, 'SendStreamingMessage' | 'Subscri
 export type StreamOptions = CallOptions & { take?: number; onEvent?: (count: number) => void };
 let id = 1000;
 
-async function readFrames(body: AsyncIterable<Buffer>, take: number, hangUp: () => void, onEvent?: (n: number) => void): Promise<Array<{ event: string; data: string }>> {
+async function readFrames(
+  body: AsyncIterable<Buffer>,
+  take: number,
+  hangUp: () => void,
+  onEvent?: (n: number) => void,
+): Promise<Array<{ event: string; data: string }>> {
   const parser = new SseParser(64 * 1024 * 1024);
   const out: Array<{ event: string; data: string }> = [];
   try {
@@ -46,7 +51,12 @@ async function readFrames(body: AsyncIterable<Buffer>, take: number, hangUp: () 
   return out;
 }
 
-export async function streamJsonRpc(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: StreamOptions): Promise<StreamResult> {
+export async function streamJsonRpc(
+  gw: RunningGateway,
+  method: StreamMethod,
+  params: JsonObject,
+  opts: StreamOptions,
+): Promise<StreamResult> {
   const reqId = ++id;
   const ac = new AbortController();
   const res = await request(`${gw.httpUrl}${opts.prefix}`, {
@@ -60,70 +70,129 @@ export async function streamJsonRpc(gw: RunningGateway, method: StreamMethod, pa
   if (!contentType.startsWith('text/event-stream')) {
     const body = (await res.body.json()) as JsonObject;
     const err = body.error as JsonObject;
-    out.error = { code: err.code as number, message: err.message as string, details: (err.data as JsonObject[]) ?? [], afterEvents: false };
+    out.error = {
+      code: err.code as number,
+      message: err.message as string,
+      details: (err.data as JsonObject[]) ?? [],
+      afterEvents: false,
+    };
     return out;
   }
-  out.frames = await readFrames(res.body as AsyncIterable<Buffer>, opts.take ?? Infinity, () => ac.abort(), opts.onEvent);
+  out.frames = await readFrames(
+    res.body as AsyncIterable<Buffer>,
+    opts.take ?? Infinity,
+    () => ac.abort(),
+    opts.onEvent,
+  );
   for (const f of out.frames) {
     const msg = JSON.parse(f.data) as JsonObject;
     if (msg.id !== reqId) throw new Error(`event with id ${String(msg.id)}, expected ${reqId}`);
     if (msg.error) {
       const err = msg.error as JsonObject;
-      out.error = { code: err.code as number, message: err.message as string, details: (err.data as JsonObject[]) ?? [], afterEvents: true };
+      out.error = {
+        code: err.code as number,
+        message: err.message as string,
+        details: (err.data as JsonObject[]) ?? [],
+        afterEvents: true,
+      };
     } else out.events.push(msg.result as JsonObject);
   }
   return out;
 }
 
-export async function streamRest(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: StreamOptions & { verb?: 'GET' | 'POST' }): Promise<StreamResult> {
+export async function streamRest(
+  gw: RunningGateway,
+  method: StreamMethod,
+  params: JsonObject,
+  opts: StreamOptions & { verb?: 'GET' | 'POST' },
+): Promise<StreamResult> {
   const ac = new AbortController();
   const tenant = opts.tenant ? `/${encodeURIComponent(opts.tenant)}` : '';
-  const path = method === 'SendStreamingMessage' ? '/message:stream' : `/tasks/${encodeURIComponent(String(params.id))}:subscribe`;
+  const path =
+    method === 'SendStreamingMessage' ? '/message:stream' : `/tasks/${encodeURIComponent(String(params.id))}:subscribe`;
   const verb = method === 'SendStreamingMessage' ? 'POST' : (opts.verb ?? 'POST');
   const res = await request(`${gw.httpUrl}${opts.prefix}${tenant}${path}`, {
     method: verb,
     signal: ac.signal,
-    headers: { accept: 'text/event-stream', 'a2a-version': '1.0', ...(method === 'SendStreamingMessage' ? { 'content-type': 'application/a2a+json' } : {}), ...opts.headers },
+    headers: {
+      accept: 'text/event-stream',
+      'a2a-version': '1.0',
+      ...(method === 'SendStreamingMessage' ? { 'content-type': 'application/a2a+json' } : {}),
+      ...opts.headers,
+    },
     ...(method === 'SendStreamingMessage' ? { body: JSON.stringify(params) } : {}),
   });
   const contentType = String(res.headers['content-type'] ?? '');
   const out: StreamResult = { events: [], httpStatus: res.statusCode, contentType };
   if (!contentType.startsWith('text/event-stream')) {
     const err = ((await res.body.json()) as JsonObject).error as JsonObject;
-    out.error = { code: err.status as string, message: err.message as string, details: (err.details as JsonObject[]) ?? [], afterEvents: false };
+    out.error = {
+      code: err.status as string,
+      message: err.message as string,
+      details: (err.details as JsonObject[]) ?? [],
+      afterEvents: false,
+    };
     return out;
   }
-  out.frames = await readFrames(res.body as AsyncIterable<Buffer>, opts.take ?? Infinity, () => ac.abort(), opts.onEvent);
+  out.frames = await readFrames(
+    res.body as AsyncIterable<Buffer>,
+    opts.take ?? Infinity,
+    () => ac.abort(),
+    opts.onEvent,
+  );
   for (const f of out.frames) {
     const msg = JSON.parse(f.data) as JsonObject;
     if (f.event === 'error') {
       const err = msg.error as JsonObject;
-      out.error = { code: err.status as string, message: err.message as string, details: (err.details as JsonObject[]) ?? [], afterEvents: true };
+      out.error = {
+        code: err.status as string,
+        message: err.message as string,
+        details: (err.details as JsonObject[]) ?? [],
+        afterEvents: true,
+      };
     } else out.events.push(msg);
   }
   return out;
 }
 
-export function grpcStreamCall(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: CallOptions): grpc.ClientReadableStream<Buffer> {
+export function grpcStreamCall(
+  gw: RunningGateway,
+  method: StreamMethod,
+  params: JsonObject,
+  opts: CallOptions,
+): grpc.ClientReadableStream<Buffer> {
   const info = methodInfo(method);
   const req = fromJson(info.requestType, { ...params, tenant: opts.tenant });
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries({ 'a2a-version': '1.0', ...opts.headers })) md.set(k, v);
   const client = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure());
-  const call = client.makeServerStreamRequest(`/lf.a2a.v1.A2AService/${method}`, (b: Buffer) => b, (b: Buffer) => b,
-    Buffer.from(info.requestType.encode(info.requestType.fromObject(req)).finish()), md, {});
+  const call = client.makeServerStreamRequest(
+    `/lf.a2a.v1.A2AService/${method}`,
+    (b: Buffer) => b,
+    (b: Buffer) => b,
+    Buffer.from(info.requestType.encode(info.requestType.fromObject(req)).finish()),
+    md,
+    {},
+  );
   call.on('close', () => client.close());
   call.on('error', () => client.close());
   return call;
 }
 
-export async function streamGrpc(gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: StreamOptions): Promise<StreamResult> {
+export async function streamGrpc(
+  gw: RunningGateway,
+  method: StreamMethod,
+  params: JsonObject,
+  opts: StreamOptions,
+): Promise<StreamResult> {
   const info = methodInfo(method);
   const call = grpcStreamCall(gw, method, params, opts);
   const out: StreamResult = { events: [] };
   try {
     for await (const bytes of call as AsyncIterable<Buffer>) {
-      out.events.push(toJson(info.responseType, info.responseType.decode(bytes) as unknown as ProtoObject) as JsonObject);
+      out.events.push(
+        toJson(info.responseType, info.responseType.decode(bytes) as unknown as ProtoObject) as JsonObject,
+      );
       opts.onEvent?.(out.events.length);
       if (out.events.length >= (opts.take ?? Infinity)) {
         call.cancel();
@@ -133,11 +202,27 @@ export async function streamGrpc(gw: RunningGateway, method: StreamMethod, param
   } catch (e) {
     const err = e as grpc.ServiceError;
     const bin = err.metadata?.get('grpc-status-details-bin')[0];
-    const status = bin ? (toJson(StatusType, StatusType.decode(bin as Buffer) as unknown as ProtoObject) as JsonObject) : {};
-    out.error = { code: err.code, message: err.details, details: (status.details as JsonObject[]) ?? [], afterEvents: out.events.length > 0 };
+    const status = bin
+      ? (toJson(StatusType, StatusType.decode(bin as Buffer) as unknown as ProtoObject) as JsonObject)
+      : {};
+    out.error = {
+      code: err.code,
+      message: err.details,
+      details: (status.details as JsonObject[]) ?? [],
+      afterEvents: out.events.length > 0,
+    };
   }
   return out;
 }
 
-export type StreamCaller = (gw: RunningGateway, method: StreamMethod, params: JsonObject, opts: StreamOptions) => Promise<StreamResult>;
-export const STREAM_CALLERS: Record<Binding, StreamCaller> = { JSONRPC: streamJsonRpc, 'HTTP+JSON': streamRest, GRPC: streamGrpc };
+export type StreamCaller = (
+  gw: RunningGateway,
+  method: StreamMethod,
+  params: JsonObject,
+  opts: StreamOptions,
+) => Promise<StreamResult>;
+export const STREAM_CALLERS: Record<Binding, StreamCaller> = {
+  JSONRPC: streamJsonRpc,
+  'HTTP+JSON': streamRest,
+  GRPC: streamGrpc,
+};

@@ -19,13 +19,24 @@ import { startEchoAgent } from '../../src/demo/echo-agent.js';
 import { CATALOGUE, GRPC_CODES } from '../../src/errors/catalogue.js';
 import { startGateway } from '../../src/server/gateway.js';
 import type { Binding } from '../../src/config/types.js';
-import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage, type WireResult } from '../helpers/harness.js';
+import {
+  BINDINGS,
+  CALLERS,
+  closeGrpcClients,
+  gatewayConfig,
+  slug,
+  userMessage,
+  type WireResult,
+} from '../helpers/harness.js';
 import { STREAM_CALLERS } from '../helpers/streams.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'a2a-auth-'));
 const { privateKey, publicKey } = await generateKeyPair('ES256');
 const other = await generateKeyPair('ES256');
-writeFileSync(join(dir, 'jwks.json'), JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] }));
+writeFileSync(
+  join(dir, 'jwks.json'),
+  JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] }),
+);
 const publicJwk = await exportJWK(publicKey);
 const jwksServer = createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
@@ -37,7 +48,9 @@ const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as { port: number }).p
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'a2a-gateway';
 const API_KEY = 'alice-secret-key-0001';
-async function token(opts: { sub?: string; exp?: number; iss?: string; aud?: string; key?: CryptoKey } = {}): Promise<string> {
+async function token(
+  opts: { sub?: string; exp?: number; iss?: string; aud?: string; key?: CryptoKey } = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({})
     .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
@@ -54,24 +67,61 @@ const auth = {
   jwt: { jwksFile: join(dir, 'jwks.json'), issuer: ISSUER, audience: AUDIENCE, clockSkewSeconds: 30 },
 };
 const lines: string[] = [];
-const sink = new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(...chunk.toString().split('\n').filter(Boolean)); cb(); } });
+const sink = new Writable({
+  write(chunk: Buffer, _enc, cb) {
+    lines.push(...chunk.toString().split('\n').filter(Boolean));
+    cb();
+  },
+});
 const agent = await startEchoAgent({ bindings: BINDINGS });
 const upstream = (b: Binding) => ({ url: agent.urlFor(b), binding: b, tenant: 'clear' as const });
-const route = (name: string, b: Binding, extra: Record<string, unknown> = {}) => ({ name, match: { pathPrefix: `/${name}`, tenant: name }, upstream: upstream(b), card: b === 'GRPC' ? { url: `${agent.httpUrl}/.well-known/agent-card.json` } : {}, ...extra });
-const gw = await startGateway(gatewayConfig([
-  ...BINDINGS.map((b) => route(`auth-${slug(b)}`, b, { auth })),
-  route('fwd', 'GRPC', { auth, upstream: { ...upstream('GRPC'), credentials: 'forward' } }),
-  route('set', 'HTTP+JSON', { auth, upstream: { ...upstream('HTTP+JSON'), credentials: { header: 'Authorization', value: 'Bearer upstream-token-xyz' } } }),
-  route('remote', 'JSONRPC', { auth: { jwt: { jwksUrl, issuer: ISSUER, audience: AUDIENCE } } }),
-  route('qkey', 'JSONRPC', { auth: { apiKey: { in: 'query', name: 'api_key', keys: [{ id: 'q', key: API_KEY }] } } }),
-  route('ckey', 'JSONRPC', { auth: { apiKey: { in: 'cookie', name: 'session', keys: [{ id: 'c', key: API_KEY }] } } }),
-  { ...route('pt', 'JSONRPC', { auth, passThrough: true }), match: { pathPrefix: '/pt' } },
-  { name: 'pt-grpc', match: { hosts: ['pt.test'] }, upstream: upstream('GRPC'), card: { url: `${agent.httpUrl}/.well-known/agent-card.json` }, auth, passThrough: true },
-  route('limited', 'JSONRPC', {
-    auth: { apiKey: { name: 'X-API-Key', keys: [{ id: 'alice', key: API_KEY }, { id: 'bob', key: `${API_KEY}-bob` }] } },
-    rateLimit: { requestsPerSecond: 0.1, burst: 1, perCaller: true },
-  }),
-]), pino({ level: 'info' }, sink));
+const route = (name: string, b: Binding, extra: Record<string, unknown> = {}) => ({
+  name,
+  match: { pathPrefix: `/${name}`, tenant: name },
+  upstream: upstream(b),
+  card: b === 'GRPC' ? { url: `${agent.httpUrl}/.well-known/agent-card.json` } : {},
+  ...extra,
+});
+const gw = await startGateway(
+  gatewayConfig([
+    ...BINDINGS.map((b) => route(`auth-${slug(b)}`, b, { auth })),
+    route('fwd', 'GRPC', { auth, upstream: { ...upstream('GRPC'), credentials: 'forward' } }),
+    route('set', 'HTTP+JSON', {
+      auth,
+      upstream: {
+        ...upstream('HTTP+JSON'),
+        credentials: { header: 'Authorization', value: 'Bearer upstream-token-xyz' },
+      },
+    }),
+    route('remote', 'JSONRPC', { auth: { jwt: { jwksUrl, issuer: ISSUER, audience: AUDIENCE } } }),
+    route('qkey', 'JSONRPC', { auth: { apiKey: { in: 'query', name: 'api_key', keys: [{ id: 'q', key: API_KEY }] } } }),
+    route('ckey', 'JSONRPC', {
+      auth: { apiKey: { in: 'cookie', name: 'session', keys: [{ id: 'c', key: API_KEY }] } },
+    }),
+    { ...route('pt', 'JSONRPC', { auth, passThrough: true }), match: { pathPrefix: '/pt' } },
+    {
+      name: 'pt-grpc',
+      match: { hosts: ['pt.test'] },
+      upstream: upstream('GRPC'),
+      card: { url: `${agent.httpUrl}/.well-known/agent-card.json` },
+      auth,
+      passThrough: true,
+    },
+    route('limited', 'JSONRPC', {
+      auth: {
+        apiKey: {
+          name: 'X-API-Key',
+          keys: [
+            { id: 'alice', key: API_KEY },
+            { id: 'bob', key: `${API_KEY}-bob` },
+          ],
+        },
+      },
+      rateLimit: { requestsPerSecond: 0.1, burst: 1, perCaller: true },
+    }),
+  ]),
+  pino({ level: 'info' }, sink),
+);
 t.teardown(async () => {
   closeGrpcClients();
   await gw.close();
@@ -91,29 +141,33 @@ function isUnauthenticated(inbound: Binding, r: WireResult): boolean {
   return r.httpStatus === 401 && r.status === 'UNAUTHENTICATED';
 }
 const challenge = (r: WireResult): string => String(r.headers?.['www-authenticate'] ?? '');
-const reason = (r: WireResult): unknown => r.details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo')?.reason;
+const reason = (r: WireResult): unknown =>
+  r.details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo')?.reason;
 
-t.test('no credentials: UNAUTHENTICATED in the caller binding, on every pair; valid ones pass, stripped upstream', async (tt) => {
-  const good = await token();
-  for (const inbound of BINDINGS) {
-    for (const up of BINDINGS) {
-      const name = `auth-${slug(up)}`;
-      const none = await send(inbound, name);
-      tt.ok(isUnauthenticated(inbound, none), `${inbound} → ${up}: refused`);
-      tt.equal(reason(none), 'UNAUTHENTICATED', 'with its ErrorInfo');
-      if (inbound !== 'GRPC') {
-        tt.match(challenge(none), /Bearer realm="auth-[a-z]+"/, 'WWW-Authenticate names Bearer');
-        tt.match(challenge(none), /ApiKey realm="auth-[a-z]+", in="header", name="X-API-Key"/, 'and the API key');
+t.test(
+  'no credentials: UNAUTHENTICATED in the caller binding, on every pair; valid ones pass, stripped upstream',
+  async (tt) => {
+    const good = await token();
+    for (const inbound of BINDINGS) {
+      for (const up of BINDINGS) {
+        const name = `auth-${slug(up)}`;
+        const none = await send(inbound, name);
+        tt.ok(isUnauthenticated(inbound, none), `${inbound} → ${up}: refused`);
+        tt.equal(reason(none), 'UNAUTHENTICATED', 'with its ErrorInfo');
+        if (inbound !== 'GRPC') {
+          tt.match(challenge(none), /Bearer realm="auth-[a-z]+"/, 'WWW-Authenticate names Bearer');
+          tt.match(challenge(none), /ApiKey realm="auth-[a-z]+", in="header", name="X-API-Key"/, 'and the API key');
+        }
+        const ok = await send(inbound, name, { authorization: `Bearer ${good}` });
+        tt.ok(ok.ok, `${inbound} → ${up}: a valid JWT passes`);
+        tt.equal(agent.lastCall()?.headers.authorization, undefined, 'the caller token is stripped upstream (default)');
+        const byKey = await send(inbound, name, { 'x-api-key': API_KEY });
+        tt.ok(byKey.ok, `${inbound} → ${up}: a valid API key passes`);
+        tt.equal(agent.lastCall()?.headers['x-api-key'], undefined, 'the API key is stripped upstream');
       }
-      const ok = await send(inbound, name, { authorization: `Bearer ${good}` });
-      tt.ok(ok.ok, `${inbound} → ${up}: a valid JWT passes`);
-      tt.equal(agent.lastCall()?.headers.authorization, undefined, 'the caller token is stripped upstream (default)');
-      const byKey = await send(inbound, name, { 'x-api-key': API_KEY });
-      tt.ok(byKey.ok, `${inbound} → ${up}: a valid API key passes`);
-      tt.equal(agent.lastCall()?.headers['x-api-key'], undefined, 'the API key is stripped upstream');
     }
-  }
-});
+  },
+);
 
 t.test('refused tokens and keys, with the reason (RFC 6750) and never the secret', async (tt) => {
   const now = Math.floor(Date.now() / 1000);
@@ -131,7 +185,8 @@ t.test('refused tokens and keys, with the reason (RFC 6750) and never the secret
       tt.ok(isUnauthenticated(inbound, r), `${inbound}: ${what} refused`);
       tt.match(r.message, why, `${inbound}: ${what}: the reason is given`);
       tt.notMatch(r.message ?? '', /not-the-key|eyJ/, 'no credential in the message');
-      if (inbound !== 'GRPC' && what !== 'wrong API key') tt.match(challenge(r), /error="invalid_token", error_description="[^"]+"/, 'RFC 6750 error attributes');
+      if (inbound !== 'GRPC' && what !== 'wrong API key')
+        tt.match(challenge(r), /error="invalid_token", error_description="[^"]+"/, 'RFC 6750 error attributes');
     }
   }
   const skewed = await send('HTTP+JSON', 'auth-jsonrpc', { authorization: `Bearer ${await token({ exp: now - 10 })}` });
@@ -142,37 +197,71 @@ t.test('credentials forwarded or replaced upstream, as the route says', async (t
   const good = await token();
   for (const inbound of BINDINGS) {
     tt.ok((await send(inbound, 'fwd', { authorization: `Bearer ${good}`, 'x-api-key': API_KEY })).ok);
-    tt.equal(agent.lastCall()?.headers.authorization, `Bearer ${good}`, `${inbound}: forward keeps the token (gRPC metadata upstream)`);
+    tt.equal(
+      agent.lastCall()?.headers.authorization,
+      `Bearer ${good}`,
+      `${inbound}: forward keeps the token (gRPC metadata upstream)`,
+    );
     tt.equal(agent.lastCall()?.headers['x-api-key'], API_KEY, `${inbound}: and the API key header`);
     tt.ok((await send(inbound, 'set', { authorization: `Bearer ${good}` })).ok);
-    tt.equal(agent.lastCall()?.headers.authorization, 'Bearer upstream-token-xyz', `${inbound}: the route's own credential replaces the caller's`);
+    tt.equal(
+      agent.lastCall()?.headers.authorization,
+      'Bearer upstream-token-xyz',
+      `${inbound}: the route's own credential replaces the caller's`,
+    );
   }
 });
 
 t.test('key set by URL, API keys in query and cookie', async (tt) => {
-  tt.ok((await send('JSONRPC', 'remote', { authorization: `Bearer ${await token()}` })).ok, 'JWKS fetched from its URL');
-  tt.ok(isUnauthenticated('JSONRPC', await send('JSONRPC', 'remote', { authorization: `Bearer ${await token({ key: other.privateKey })}` })), 'a token of another key is refused');
+  tt.ok(
+    (await send('JSONRPC', 'remote', { authorization: `Bearer ${await token()}` })).ok,
+    'JWKS fetched from its URL',
+  );
+  tt.ok(
+    isUnauthenticated(
+      'JSONRPC',
+      await send('JSONRPC', 'remote', { authorization: `Bearer ${await token({ key: other.privateKey })}` }),
+    ),
+    'a token of another key is refused',
+  );
   const q = await request(`${gw.httpUrl}/qkey/qkey/message:send?api_key=${API_KEY}`, {
-    method: 'POST', headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' }, body: JSON.stringify({ message: userMessage('q') }),
+    method: 'POST',
+    headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ message: userMessage('q') }),
   });
   tt.equal(q.statusCode, 200, 'API key in the query (REST)');
   await q.body.dump();
   const qBad = await request(`${gw.httpUrl}/qkey/qkey/message:send?api_key=nope`, {
-    method: 'POST', headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' }, body: JSON.stringify({ message: userMessage('q') }),
+    method: 'POST',
+    headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ message: userMessage('q') }),
   });
   tt.equal(qBad.statusCode, 401);
   tt.match(qBad.headers['www-authenticate'], /ApiKey realm="qkey", in="query", name="api_key"/);
   await qBad.body.dump();
   tt.ok((await send('JSONRPC', 'ckey', { cookie: `theme=dark; session=${API_KEY}` })).ok, 'API key in a cookie');
-  tt.ok(isUnauthenticated('HTTP+JSON', await send('HTTP+JSON', 'ckey', { cookie: 'session=wrong' })), 'a wrong cookie is refused');
+  tt.ok(
+    isUnauthenticated('HTTP+JSON', await send('HTTP+JSON', 'ckey', { cookie: 'session=wrong' })),
+    'a wrong cookie is refused',
+  );
 });
 
 t.test('streams authenticate before the upstream is called', async (tt) => {
   for (const inbound of ['JSONRPC', 'HTTP+JSON'] as const) {
-    const r = await STREAM_CALLERS[inbound](gw, 'SendStreamingMessage', { message: userMessage('stream') }, opts('auth-grpc'));
+    const r = await STREAM_CALLERS[inbound](
+      gw,
+      'SendStreamingMessage',
+      { message: userMessage('stream') },
+      opts('auth-grpc'),
+    );
     tt.ok(r.error !== undefined && r.events.length === 0, `${inbound}: refused before any event`);
   }
-  const ok = await STREAM_CALLERS.JSONRPC(gw, 'SendStreamingMessage', { message: userMessage('stream') }, opts('auth-grpc', { 'x-api-key': API_KEY }));
+  const ok = await STREAM_CALLERS.JSONRPC(
+    gw,
+    'SendStreamingMessage',
+    { message: userMessage('stream') },
+    opts('auth-grpc', { 'x-api-key': API_KEY }),
+  );
   tt.ok(ok.events.length > 0 && ok.error === undefined, 'with a key, the stream flows');
 });
 
@@ -181,17 +270,34 @@ t.test('the served card describes the schemes and needs no credentials', async (
   tt.equal(res.statusCode, 200);
   const card = (await res.body.json()) as Record<string, unknown>;
   tt.same(card.securitySchemes, {
-    gatewayApiKey: { apiKeySecurityScheme: { description: 'API key checked by the A2A gateway', location: 'header', name: 'X-API-Key' } },
-    gatewayBearer: { httpAuthSecurityScheme: { description: 'JWT bearer token checked by the A2A gateway', scheme: 'Bearer', bearerFormat: 'JWT' } },
+    gatewayApiKey: {
+      apiKeySecurityScheme: {
+        description: 'API key checked by the A2A gateway',
+        location: 'header',
+        name: 'X-API-Key',
+      },
+    },
+    gatewayBearer: {
+      httpAuthSecurityScheme: {
+        description: 'JWT bearer token checked by the A2A gateway',
+        scheme: 'Bearer',
+        bearerFormat: 'JWT',
+      },
+    },
   });
-  tt.same(card.securityRequirements, [{ schemes: { gatewayApiKey: { list: [] } } }, { schemes: { gatewayBearer: { list: [] } } }]);
+  tt.same(card.securityRequirements, [
+    { schemes: { gatewayApiKey: { list: [] } } },
+    { schemes: { gatewayBearer: { list: [] } } },
+  ]);
 });
 
 t.test('pass-through routes authenticate too', async (tt) => {
-  const rpc = (headers: Record<string, string>) => request(`${gw.httpUrl}/pt`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage('pt') } }),
-  });
+  const rpc = (headers: Record<string, string>) =>
+    request(`${gw.httpUrl}/pt`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage('pt') } }),
+    });
   const none = await rpc({});
   tt.equal(none.statusCode, 401, 'JSON-RPC pass-through: 401');
   tt.match(none.headers['www-authenticate'], /Bearer/);
@@ -201,10 +307,20 @@ t.test('pass-through routes authenticate too', async (tt) => {
   tt.match(await ok.body.json(), { result: {} });
   tt.equal(agent.lastCall()?.headers['x-api-key'], undefined, 'stripped on the pass-through too');
 
-  const client = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure(), { 'grpc.default_authority': 'pt.test' });
-  const call = (md: grpc.Metadata) => new Promise<grpc.ServiceError | null>((resolve) => {
-    client.makeUnaryRequest('/lf.a2a.v1.A2AService/GetTask', (b: Buffer) => b, (b: Buffer) => b, Buffer.from([0x12, 0x01, 0x78]), md, (err) => resolve(err));
+  const client = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure(), {
+    'grpc.default_authority': 'pt.test',
   });
+  const call = (md: grpc.Metadata) =>
+    new Promise<grpc.ServiceError | null>((resolve) => {
+      client.makeUnaryRequest(
+        '/lf.a2a.v1.A2AService/GetTask',
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.from([0x12, 0x01, 0x78]),
+        md,
+        (err) => resolve(err),
+      );
+    });
   const md = new grpc.Metadata();
   md.set('a2a-version', '1.0');
   tt.equal((await call(md))?.code, GRPC_CODES.UNAUTHENTICATED, 'gRPC pass-through: UNAUTHENTICATED');
@@ -218,12 +334,22 @@ t.test('per-caller rate limits count the authenticated identity', async (tt) => 
   const again = await send('HTTP+JSON', 'limited', { 'x-api-key': API_KEY });
   tt.equal(again.httpStatus, 429, 'alice: limited');
   tt.ok((await send('HTTP+JSON', 'limited', { 'x-api-key': `${API_KEY}-bob` })).ok, 'bob has his own bucket');
-  tt.ok(isUnauthenticated('HTTP+JSON', await send('HTTP+JSON', 'limited', {})), 'authentication comes before the limit');
+  tt.ok(
+    isUnauthenticated('HTTP+JSON', await send('HTTP+JSON', 'limited', {})),
+    'authentication comes before the limit',
+  );
 });
 
 t.test('no secret in any log line, and the caller identity is logged', async (tt) => {
   const all = lines.join('\n');
-  for (const secret of [API_KEY, 'upstream-token-xyz', 'eyJ']) tt.notOk(all.includes(secret), `logs do not contain ${secret.slice(0, 8)}…`);
-  tt.ok(lines.some((l) => JSON.parse(l).caller === 'jwt:alice'), 'caller jwt:alice logged');
-  tt.ok(lines.some((l) => JSON.parse(l).caller === 'apiKey:alice-key'), 'caller apiKey:alice-key logged');
+  for (const secret of [API_KEY, 'upstream-token-xyz', 'eyJ'])
+    tt.notOk(all.includes(secret), `logs do not contain ${secret.slice(0, 8)}…`);
+  tt.ok(
+    lines.some((l) => JSON.parse(l).caller === 'jwt:alice'),
+    'caller jwt:alice logged',
+  );
+  tt.ok(
+    lines.some((l) => JSON.parse(l).caller === 'apiKey:alice-key'),
+    'caller apiKey:alice-key logged',
+  );
 });

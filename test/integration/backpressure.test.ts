@@ -21,17 +21,28 @@ const PAD = 64 * 1024;
 const TOTAL = COUNT * PAD;
 const PAUSE_MS = 1500;
 const StreamResponse = methodInfo('SendStreamingMessage').responseType;
-const encode = (json: unknown): Buffer => Buffer.from(StreamResponse.encode(StreamResponse.fromObject(fromJson(StreamResponse, json))).finish());
+const encode = (json: unknown): Buffer =>
+  Buffer.from(StreamResponse.encode(StreamResponse.fromObject(fromJson(StreamResponse, json))).finish());
 
-const PAIRS: Array<[Binding, Binding]> = [['JSONRPC', 'HTTP+JSON'], ['HTTP+JSON', 'GRPC'], ['GRPC', 'JSONRPC']];
+const PAIRS: Array<[Binding, Binding]> = [
+  ['JSONRPC', 'HTTP+JSON'],
+  ['HTTP+JSON', 'GRPC'],
+  ['GRPC', 'JSONRPC'],
+];
 const floods = new Map<Binding, Flood>();
 floods.set('JSONRPC', await floodSse('JSONRPC', COUNT, PAD));
 floods.set('HTTP+JSON', await floodSse('HTTP+JSON', COUNT, PAD));
 floods.set('GRPC', await floodGrpc(COUNT, PAD, encode));
-const gw = await startGateway(gatewayConfig([...floods].map(([b, f]) => ({
-  name: `flood-${slug(b)}`, match: { pathPrefix: `/flood-${slug(b)}`, tenant: `flood-${slug(b)}` },
-  upstream: { url: b === 'JSONRPC' ? `${f.url}/rpc` : f.url, binding: b, tenant: 'clear' as const },
-}))), pino({ level: 'silent' }));
+const gw = await startGateway(
+  gatewayConfig(
+    [...floods].map(([b, f]) => ({
+      name: `flood-${slug(b)}`,
+      match: { pathPrefix: `/flood-${slug(b)}`, tenant: `flood-${slug(b)}` },
+      upstream: { url: b === 'JSONRPC' ? `${f.url}/rpc` : f.url, binding: b, tenant: 'clear' as const },
+    })),
+  ),
+  pino({ level: 'silent' }),
+);
 t.teardown(async () => {
   closeGrpcClients();
   await gw.close();
@@ -44,15 +55,21 @@ process.on('warning', (w) => warnings.push(`${w.name}: ${w.message}`));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Reads a stream, pausing `PAUSE_MS` after the first event; returns the seq numbers and what the upstream sent during the pause. */
-async function httpCaller(inbound: Binding, upstream: Binding, flood: Flood): Promise<{ seqs: number[]; sentWhilePaused: number }> {
+async function httpCaller(
+  inbound: Binding,
+  upstream: Binding,
+  flood: Flood,
+): Promise<{ seqs: number[]; sentWhilePaused: number }> {
   const tenant = `flood-${slug(upstream)}`;
   const isRpc = inbound === 'JSONRPC';
   const res = await request(isRpc ? `${gw.httpUrl}/${tenant}` : `${gw.httpUrl}/${tenant}/${tenant}/message:stream`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-    body: JSON.stringify(isRpc
-      ? { jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { tenant, message: userMessage('flood') } }
-      : { message: userMessage('flood') }),
+    body: JSON.stringify(
+      isRpc
+        ? { jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { tenant, message: userMessage('flood') } }
+        : { message: userMessage('flood') },
+    ),
   });
   const parser = new SseParser(1 << 24);
   const seqs: number[] = [];
@@ -61,7 +78,7 @@ async function httpCaller(inbound: Binding, upstream: Binding, flood: Flood): Pr
     for (const ev of parser.push((chunk as Buffer).toString('utf8'))) {
       const json = JSON.parse(ev.data) as JsonObject;
       const sr = (isRpc ? json.result : json) as JsonObject;
-      seqs.push((((sr.statusUpdate as JsonObject).metadata as JsonObject).seq as number));
+      seqs.push(((sr.statusUpdate as JsonObject).metadata as JsonObject).seq as number);
     }
     if (sentWhilePaused < 0 && seqs.length > 0) {
       await sleep(PAUSE_MS);
@@ -78,7 +95,9 @@ async function grpcCaller(upstream: Binding, flood: Flood): Promise<{ seqs: numb
   let sentWhilePaused = -1;
   await new Promise<void>((resolve, reject) => {
     call.on('data', (bytes: Buffer) => {
-      const sr = StreamResponse.toObject(StreamResponse.decode(bytes)) as { statusUpdate: { metadata: { fields: { seq: { numberValue: number } } } } };
+      const sr = StreamResponse.toObject(StreamResponse.decode(bytes)) as {
+        statusUpdate: { metadata: { fields: { seq: { numberValue: number } } } };
+      };
       seqs.push(sr.statusUpdate.metadata.fields.seq.numberValue);
       if (sentWhilePaused < 0 && seqs.length === 1) {
         call.pause();
@@ -97,14 +116,27 @@ async function grpcCaller(upstream: Binding, flood: Flood): Promise<{ seqs: numb
 for (const [inbound, upstream] of PAIRS) {
   t.test(`${inbound} caller pauses, ${upstream} upstream floods`, async (tt) => {
     const flood = floods.get(upstream)!;
-    const { seqs, sentWhilePaused } = inbound === 'GRPC' ? await grpcCaller(upstream, flood) : await httpCaller(inbound, upstream, flood);
-    tt.comment(`upstream handed over ${(sentWhilePaused / 2 ** 20).toFixed(1)} MiB of ${(TOTAL / 2 ** 20).toFixed(0)} MiB while the caller paused`);
-    tt.ok(sentWhilePaused > 0 && sentWhilePaused < TOTAL / 2, 'the upstream was held back while the caller did not read');
+    const { seqs, sentWhilePaused } =
+      inbound === 'GRPC' ? await grpcCaller(upstream, flood) : await httpCaller(inbound, upstream, flood);
+    tt.comment(
+      `upstream handed over ${(sentWhilePaused / 2 ** 20).toFixed(1)} MiB of ${(TOTAL / 2 ** 20).toFixed(0)} MiB while the caller paused`,
+    );
+    tt.ok(
+      sentWhilePaused > 0 && sentWhilePaused < TOTAL / 2,
+      'the upstream was held back while the caller did not read',
+    );
     tt.equal(seqs.length, COUNT, 'every event arrived after the caller resumed');
-    tt.ok(seqs.every((s, i) => s === i), 'in order');
+    tt.ok(
+      seqs.every((s, i) => s === i),
+      'in order',
+    );
   });
 }
 
 t.test('no listener piles up on a long stream', async (tt) => {
-  tt.same(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')), [], 'no MaxListenersExceededWarning');
+  tt.same(
+    warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
+    [],
+    'no MaxListenersExceededWarning',
+  );
 });

@@ -12,7 +12,16 @@ import { CATALOGUE, GRPC_CODES, type ErrorName } from '../../src/errors/catalogu
 import type { JsonObject } from '../../src/proto/protojson.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { brokenGrpc, brokenHttp, refusedPort } from '../helpers/broken-upstreams.js';
-import { BINDINGS, CALLERS, callGrpcRaw, closeGrpcClients, gatewayConfig, slug, userMessage, type WireResult } from '../helpers/harness.js';
+import {
+  BINDINGS,
+  CALLERS,
+  callGrpcRaw,
+  closeGrpcClients,
+  gatewayConfig,
+  slug,
+  userMessage,
+  type WireResult,
+} from '../helpers/harness.js';
 
 const agent = await startEchoAgent({ bindings: BINDINGS });
 const port = await refusedPort();
@@ -24,17 +33,34 @@ const garbageHttp = await brokenHttp((_req, res) => {
 const hangGrpc = await brokenGrpc(() => undefined);
 const garbageGrpc = await brokenGrpc((cb) => cb(null, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])));
 const broken: Record<string, Record<Binding, string>> = {
-  refused: { JSONRPC: `http://127.0.0.1:${port}/rpc`, 'HTTP+JSON': `http://127.0.0.1:${port}`, GRPC: `127.0.0.1:${port}` },
+  refused: {
+    JSONRPC: `http://127.0.0.1:${port}/rpc`,
+    'HTTP+JSON': `http://127.0.0.1:${port}`,
+    GRPC: `127.0.0.1:${port}`,
+  },
   hang: { JSONRPC: `${hangHttp.url}/rpc`, 'HTTP+JSON': hangHttp.url, GRPC: hangGrpc.url },
   garbage: { JSONRPC: `${garbageHttp.url}/rpc`, 'HTTP+JSON': garbageHttp.url, GRPC: garbageGrpc.url },
 };
 const routes = [
-  { name: 'good', match: { pathPrefix: '/good', tenant: 'good' }, upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' } },
-  { name: 'small', match: { pathPrefix: '/small', tenant: 'small' }, upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' }, maxBodyBytes: 2048 },
-  ...Object.entries(broken).flatMap(([kind, urls]) => BINDINGS.map((b) => ({
-    name: `${kind}-${slug(b)}`, match: { pathPrefix: `/${kind}-${slug(b)}`, tenant: `${kind}-${slug(b)}` },
-    upstream: { url: urls[b], binding: b, tenant: 'clear' as const }, timeoutMs: 300,
-  }))),
+  {
+    name: 'good',
+    match: { pathPrefix: '/good', tenant: 'good' },
+    upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' },
+  },
+  {
+    name: 'small',
+    match: { pathPrefix: '/small', tenant: 'small' },
+    upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' },
+    maxBodyBytes: 2048,
+  },
+  ...Object.entries(broken).flatMap(([kind, urls]) =>
+    BINDINGS.map((b) => ({
+      name: `${kind}-${slug(b)}`,
+      match: { pathPrefix: `/${kind}-${slug(b)}`, tenant: `${kind}-${slug(b)}` },
+      upstream: { url: urls[b], binding: b, tenant: 'clear' as const },
+      timeoutMs: 300,
+    })),
+  ),
 ];
 const gw = await startGateway(gatewayConfig(routes), pino({ level: 'silent' }));
 t.teardown(async () => {
@@ -53,28 +79,56 @@ async function stillServing(tt: Test, inbound: Binding): Promise<void> {
 function isError(tt: Test, inbound: Binding, r: WireResult, name: ErrorName): void {
   const row = CATALOGUE[name];
   if (inbound === 'JSONRPC') tt.equal(r.code, row.jsonRpc, `${inbound} ${name}: JSON-RPC code ${row.jsonRpc}`);
-  else if (inbound === 'HTTP+JSON') tt.same([r.httpStatus, r.status], [row.http, row.grpc], `${inbound} ${name}: HTTP ${row.http} ${row.grpc}`);
+  else if (inbound === 'HTTP+JSON')
+    tt.same([r.httpStatus, r.status], [row.http, row.grpc], `${inbound} ${name}: HTTP ${row.http} ${row.grpc}`);
   else tt.equal(r.code, GRPC_CODES[row.grpc], `${inbound} ${name}: gRPC ${row.grpc}`);
 }
 
-async function post(path: string, body: string | Buffer, contentType = 'application/json'): Promise<{ status: number; json: JsonObject | JsonObject[] | undefined; contentType: string }> {
-  const res = await request(`${gw.httpUrl}${path}`, { method: 'POST', headers: { 'content-type': contentType, 'a2a-version': '1.0' }, body });
+async function post(
+  path: string,
+  body: string | Buffer,
+  contentType = 'application/json',
+): Promise<{ status: number; json: JsonObject | JsonObject[] | undefined; contentType: string }> {
+  const res = await request(`${gw.httpUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': contentType, 'a2a-version': '1.0' },
+    body,
+  });
   const text = await res.body.text();
-  return { status: res.statusCode, json: text ? (JSON.parse(text) as JsonObject) : undefined, contentType: String(res.headers['content-type'] ?? '') };
+  return {
+    status: res.statusCode,
+    json: text ? (JSON.parse(text) as JsonObject) : undefined,
+    contentType: String(res.headers['content-type'] ?? ''),
+  };
 }
 
 t.test('malformed JSON', async (tt) => {
   const rpc = await post('/good', '{"jsonrpc": "2.0", "id": 1,');
-  tt.same([rpc.status, (rpc.json as JsonObject).id, ((rpc.json as JsonObject).error as JsonObject).code], [200, null, -32700], 'JSON-RPC -32700, id null');
+  tt.same(
+    [rpc.status, (rpc.json as JsonObject).id, ((rpc.json as JsonObject).error as JsonObject).code],
+    [200, null, -32700],
+    'JSON-RPC -32700, id null',
+  );
   const rest = await post('/good/good/message:send', '{"message": ');
-  tt.same([rest.status, ((rest.json as JsonObject).error as JsonObject).status], [400, 'INVALID_ARGUMENT'], 'REST 400 INVALID_ARGUMENT');
+  tt.same(
+    [rest.status, ((rest.json as JsonObject).error as JsonObject).status],
+    [400, 'INVALID_ARGUMENT'],
+    'REST 400 INVALID_ARGUMENT',
+  );
   tt.match(rest.contentType, 'application/a2a+json', 'REST errors are application/a2a+json');
   await stillServing(tt, 'JSONRPC');
   await stillServing(tt, 'HTTP+JSON');
 });
 
 t.test('JSON-RPC that is not a request object', async (tt) => {
-  for (const body of ['42', '"x"', '{"foo":1}', '{"jsonrpc":"1.0","id":1,"method":"GetTask"}', '{"jsonrpc":"2.0","id":{},"method":"GetTask"}', '{"jsonrpc":"2.0","id":1,"method":7}']) {
+  for (const body of [
+    '42',
+    '"x"',
+    '{"foo":1}',
+    '{"jsonrpc":"1.0","id":1,"method":"GetTask"}',
+    '{"jsonrpc":"2.0","id":{},"method":"GetTask"}',
+    '{"jsonrpc":"2.0","id":1,"method":7}',
+  ]) {
     const r = await post('/good', body);
     tt.equal(((r.json as JsonObject).error as JsonObject).code, -32600, `-32600 for ${body}`);
   }
@@ -84,21 +138,42 @@ t.test('JSON-RPC that is not a request object', async (tt) => {
 });
 
 t.test('notifications and batches (JSON-RPC 2.0 §6)', async (tt) => {
-  const note = await post('/good', JSON.stringify({ jsonrpc: '2.0', method: 'SendMessage', params: { tenant: 'good', message: userMessage('notified') } }));
+  const note = await post(
+    '/good',
+    JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'SendMessage',
+      params: { tenant: 'good', message: userMessage('notified') },
+    }),
+  );
   tt.same([note.status, note.json], [204, undefined], 'a notification gets no body');
   tt.equal(agent.lastCall()?.text, 'notified', 'but it was forwarded');
-  const batch = await post('/good', JSON.stringify([
-    { jsonrpc: '2.0', id: 'a', method: 'SendMessage', params: { tenant: 'good', message: userMessage('one') } },
-    { jsonrpc: '2.0', method: 'SendMessage', params: { tenant: 'good', message: userMessage('two') } },
-    { jsonrpc: '2.0', id: 'c', method: 'NoSuchMethod' },
-    1,
-  ]));
+  const batch = await post(
+    '/good',
+    JSON.stringify([
+      { jsonrpc: '2.0', id: 'a', method: 'SendMessage', params: { tenant: 'good', message: userMessage('one') } },
+      { jsonrpc: '2.0', method: 'SendMessage', params: { tenant: 'good', message: userMessage('two') } },
+      { jsonrpc: '2.0', id: 'c', method: 'NoSuchMethod' },
+      1,
+    ]),
+  );
   const arr = batch.json as JsonObject[];
   tt.equal(arr.length, 3, 'one response per non-notification element');
-  tt.same(arr.map((x) => x.id), ['a', 'c', null], 'ids kept in order');
+  tt.same(
+    arr.map((x) => x.id),
+    ['a', 'c', null],
+    'ids kept in order',
+  );
   tt.ok(arr[0]?.result, 'first succeeded');
-  tt.same(arr.slice(1).map((x) => (x.error as JsonObject).code), [-32601, -32600], 'then method not found, invalid request');
-  const allNotes = await post('/good', JSON.stringify([{ jsonrpc: '2.0', method: 'GetTask', params: { tenant: 'good', id: 'x' } }]));
+  tt.same(
+    arr.slice(1).map((x) => (x.error as JsonObject).code),
+    [-32601, -32600],
+    'then method not found, invalid request',
+  );
+  const allNotes = await post(
+    '/good',
+    JSON.stringify([{ jsonrpc: '2.0', method: 'GetTask', params: { tenant: 'good', id: 'x' } }]),
+  );
   tt.same([allNotes.status, allNotes.json], [204, undefined], 'a batch of notifications gets no body');
 });
 
@@ -108,7 +183,10 @@ t.test('unknown method', async (tt) => {
   const rest = await request(`${gw.httpUrl}/good/good/no/such/thing`, { headers: { 'a2a-version': '1.0' } });
   const body = (await rest.body.json()) as { error: JsonObject };
   tt.same([rest.statusCode, body.error.status], [404, 'UNIMPLEMENTED'], 'REST 404 UNIMPLEMENTED');
-  const wrongVerb = await request(`${gw.httpUrl}/good/good/message:send`, { method: 'GET', headers: { 'a2a-version': '1.0' } });
+  const wrongVerb = await request(`${gw.httpUrl}/good/good/message:send`, {
+    method: 'GET',
+    headers: { 'a2a-version': '1.0' },
+  });
   await wrongVerb.body.dump();
   tt.equal(wrongVerb.statusCode, 404, 'REST wrong verb → 404');
   const g = await callGrpcRaw(gw.grpcAddress, 'NoSuchMethod' as never, Buffer.alloc(0), { 'a2a-version': '1.0' });
@@ -118,17 +196,32 @@ t.test('unknown method', async (tt) => {
 
 t.test('params of the wrong type or missing', async (tt) => {
   for (const inbound of BINDINGS) {
-    const wrong = await CALLERS[inbound](gw, 'GetTask', { id: 'x', historyLength: 'many' }, good).catch((e: Error) => ({ ok: false, code: -1, message: e.message }) as WireResult);
+    const wrong = await CALLERS[inbound](gw, 'GetTask', { id: 'x', historyLength: 'many' }, good).catch(
+      (e: Error) => ({ ok: false, code: -1, message: e.message }) as WireResult,
+    );
     if (inbound !== 'GRPC') {
       isError(tt, inbound, wrong, 'INVALID_PARAMS');
       const bad = wrong.details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
-      tt.equal(((bad?.fieldViolations as JsonObject[])?.[0])?.field, 'historyLength', `${inbound}: the violation names historyLength`);
+      tt.equal(
+        (bad?.fieldViolations as JsonObject[])?.[0]?.field,
+        'historyLength',
+        `${inbound}: the violation names historyLength`,
+      );
     }
     const missing = await CALLERS[inbound](gw, 'CreateTaskPushNotificationConfig', { taskId: 't', token: 'x' }, good);
     isError(tt, inbound, missing, 'INVALID_PARAMS');
     const bad = missing.details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
-    tt.same(bad?.fieldViolations, [{ field: 'url', description: 'url is required' }], `${inbound}: names the missing field`);
-    const role = await CALLERS[inbound](gw, 'SendMessage', { message: { messageId: 'm', role: 'ROLE_KING', parts: [{ text: 'x' }] } }, good).catch(() => undefined);
+    tt.same(
+      bad?.fieldViolations,
+      [{ field: 'url', description: 'url is required' }],
+      `${inbound}: names the missing field`,
+    );
+    const role = await CALLERS[inbound](
+      gw,
+      'SendMessage',
+      { message: { messageId: 'm', role: 'ROLE_KING', parts: [{ text: 'x' }] } },
+      good,
+    ).catch(() => undefined);
     if (role && inbound !== 'GRPC') isError(tt, inbound, role, 'INVALID_PARAMS');
     await stillServing(tt, inbound);
   }
@@ -138,7 +231,11 @@ t.test('params of the wrong type or missing', async (tt) => {
 
 t.test('unsupported Content-Type', async (tt) => {
   const rpc = await post('/good', '{}', 'text/plain');
-  tt.same([rpc.status, ((rpc.json as JsonObject).error as JsonObject).code], [415, -32054], 'JSON-RPC: HTTP 415 with a JSON-RPC error');
+  tt.same(
+    [rpc.status, ((rpc.json as JsonObject).error as JsonObject).code],
+    [415, -32054],
+    'JSON-RPC: HTTP 415 with a JSON-RPC error',
+  );
   const rest = await post('/good/good/message:send', '{}', 'text/plain');
   tt.same([rest.status, ((rest.json as JsonObject).error as JsonObject).code], [415, 415], 'REST 415');
   await stillServing(tt, 'HTTP+JSON');
@@ -149,20 +246,35 @@ t.test('body over the size limit', async (tt) => {
   const small = { tenant: 'small', prefix: '/small' };
   for (const inbound of BINDINGS) {
     const r = await CALLERS[inbound](gw, 'SendMessage', { message: big }, small);
-    if (inbound === 'JSONRPC') tt.same([r.httpStatus, r.code], [413, CATALOGUE.PAYLOAD_TOO_LARGE.jsonRpc], 'JSON-RPC: 413 with a JSON-RPC error saying so');
+    if (inbound === 'JSONRPC')
+      tt.same(
+        [r.httpStatus, r.code],
+        [413, CATALOGUE.PAYLOAD_TOO_LARGE.jsonRpc],
+        'JSON-RPC: 413 with a JSON-RPC error saying so',
+      );
     else isError(tt, inbound, r, 'PAYLOAD_TOO_LARGE');
     tt.match(r.message ?? '', /limit/, `${inbound}: says what the limit is`);
   }
   const huge = Buffer.alloc(11 * 1024 * 1024, 0x20);
   const rest = await post('/good/good/message:send', huge);
-  tt.same([rest.status, ((rest.json as JsonObject).error as JsonObject).status], [413, 'RESOURCE_EXHAUSTED'], 'over the listener limit: REST 413');
+  tt.same(
+    [rest.status, ((rest.json as JsonObject).error as JsonObject).status],
+    [413, 'RESOURCE_EXHAUSTED'],
+    'over the listener limit: REST 413',
+  );
   const rpc = await post('/good', huge);
-  tt.same([rpc.status, ((rpc.json as JsonObject).error as JsonObject).code], [413, -32053], 'over the listener limit: JSON-RPC 413');
+  tt.same(
+    [rpc.status, ((rpc.json as JsonObject).error as JsonObject).code],
+    [413, -32053],
+    'over the listener limit: JSON-RPC 413',
+  );
   for (const inbound of BINDINGS) await stillServing(tt, inbound);
 });
 
 t.test('invalid protobuf bytes on gRPC', async (tt) => {
-  const r = await callGrpcRaw(gw.grpcAddress, 'GetTask', Buffer.from([0x12, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), { 'a2a-version': '1.0' });
+  const r = await callGrpcRaw(gw.grpcAddress, 'GetTask', Buffer.from([0x12, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), {
+    'a2a-version': '1.0',
+  });
   tt.equal(r.err?.code, grpc.status.INVALID_ARGUMENT, 'INVALID_ARGUMENT');
   await stillServing(tt, 'GRPC');
 });
@@ -172,14 +284,22 @@ t.test('no route', async (tt) => {
   const body = (await rest.body.json()) as { error: JsonObject };
   tt.same([rest.statusCode, body.error.status], [404, 'NOT_FOUND'], 'REST 404 NOT_FOUND');
   const rpc = await post('/nowhere', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }));
-  tt.same([rpc.status, ((rpc.json as JsonObject).error as JsonObject).code], [404, CATALOGUE.NO_ROUTE.jsonRpc], 'JSON-RPC no route');
+  tt.same(
+    [rpc.status, ((rpc.json as JsonObject).error as JsonObject).code],
+    [404, CATALOGUE.NO_ROUTE.jsonRpc],
+    'JSON-RPC no route',
+  );
   const wrongTenant = await CALLERS.JSONRPC(gw, 'GetTask', { id: 'x' }, { tenant: 'other', prefix: '/good' });
   tt.equal(wrongTenant.code, CATALOGUE.NO_ROUTE.jsonRpc, 'JSON-RPC: a tenant no route serves');
   const g = await CALLERS.GRPC(gw, 'GetTask', { id: 'x' }, { tenant: 'nobody', prefix: '' });
   tt.equal(g.code, grpc.status.NOT_FOUND, 'gRPC NOT_FOUND');
 });
 
-for (const [kind, name] of [['refused', 'UPSTREAM_UNAVAILABLE'], ['hang', 'UPSTREAM_TIMEOUT'], ['garbage', 'INVALID_AGENT_RESPONSE']] as const) {
+for (const [kind, name] of [
+  ['refused', 'UPSTREAM_UNAVAILABLE'],
+  ['hang', 'UPSTREAM_TIMEOUT'],
+  ['garbage', 'INVALID_AGENT_RESPONSE'],
+] as const) {
   t.test(`upstream ${kind} → ${name}`, async (tt) => {
     for (const inbound of BINDINGS) {
       for (const upstream of BINDINGS) {
@@ -198,7 +318,12 @@ t.test('JSON nested too deep is the caller mistake, answered 400, not a 500', as
   let deep: Record<string, unknown> = { leaf: 1 };
   for (let i = 0; i < 1000; i++) deep = { d: deep };
   for (const inbound of ['JSONRPC', 'HTTP+JSON'] as const) {
-    const r = await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('deep', { metadata: deep as never }) }, good);
+    const r = await CALLERS[inbound](
+      gw,
+      'SendMessage',
+      { message: userMessage('deep', { metadata: deep as never }) },
+      good,
+    );
     isError(tt, inbound, r, 'INVALID_PARAMS');
     await stillServing(tt, inbound);
   }

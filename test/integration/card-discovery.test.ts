@@ -22,55 +22,143 @@ import { cardServer } from '../helpers/card-server.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'a2a-gw-cards-'));
-const agent = await startEchoAgent({ bindings: BINDINGS, extendedAgentCard: true, extendedCardConfigured: false, extensions: [{ uri: 'urn:example:required-ext', required: true }] });
+const agent = await startEchoAgent({
+  bindings: BINDINGS,
+  extendedAgentCard: true,
+  extendedCardConfigured: false,
+  extensions: [{ uri: 'urn:example:required-ext', required: true }],
+});
 const plain = await startEchoAgent({ bindings: ['JSONRPC', 'HTTP+JSON'], name: 'Plain' });
 const port = await refusedPort();
 const laterUrl = `http://127.0.0.1:${port}`;
 
-const cardWith = (interfaces: JsonObject[], name = 'Served Card'): JsonObject => ({ ...(echoAgentCard(name, {}) as unknown as JsonObject), supportedInterfaces: interfaces });
-const refreshing = await cardServer(cardWith([{ url: plain.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], 'Version 1'));
+const cardWith = (interfaces: JsonObject[], name = 'Served Card'): JsonObject => ({
+  ...(echoAgentCard(name, {}) as unknown as JsonObject),
+  supportedInterfaces: interfaces,
+});
+const refreshing = await cardServer(
+  cardWith([{ url: plain.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], 'Version 1'),
+);
 const foreignUrl = plain.jsonRpcUrl.replace('127.0.0.1', 'localhost');
 const foreign = await cardServer(cardWith([{ url: foreignUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]));
-const fallback = await cardServer(cardWith([
-  { url: `${laterUrl.replace(String(port), String(await refusedPort()))}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-  { url: plain.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-]));
-const oldVersions = await cardServer(cardWith([{ url: plain.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }]));
+const fallback = await cardServer(
+  cardWith([
+    {
+      url: `${laterUrl.replace(String(port), String(await refusedPort()))}/rpc`,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+    },
+    { url: plain.restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+  ]),
+);
+const oldVersions = await cardServer(
+  cardWith([{ url: plain.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }]),
+);
 
 // Keys: the upstream's (signs its card with the SDK) and the gateway's (re-signs).
 const upstreamKeys = await generateKeyPair('ES256', { extractable: true });
 const gatewayKeys = await generateKeyPair('ES256', { extractable: true });
 const strangerKeys = await generateKeyPair('ES256', { extractable: true });
 writeFileSync(join(dir, 'gateway.pem'), await exportPKCS8(gatewayKeys.privateKey));
-writeFileSync(join(dir, 'upstream-jwks.json'), JSON.stringify({ keys: [{ ...(await exportJWK(upstreamKeys.publicKey)), kid: 'up-1', alg: 'ES256' }] }));
-writeFileSync(join(dir, 'stranger-jwks.json'), JSON.stringify({ keys: [{ ...(await exportJWK(strangerKeys.publicKey)), kid: 'up-1', alg: 'ES256' }] }));
+writeFileSync(
+  join(dir, 'upstream-jwks.json'),
+  JSON.stringify({ keys: [{ ...(await exportJWK(upstreamKeys.publicKey)), kid: 'up-1', alg: 'ES256' }] }),
+);
+writeFileSync(
+  join(dir, 'stranger-jwks.json'),
+  JSON.stringify({ keys: [{ ...(await exportJWK(strangerKeys.publicKey)), kid: 'up-1', alg: 'ES256' }] }),
+);
 const sign = generateAgentCardSignature(upstreamKeys.privateKey, { alg: 'ES256', kid: 'up-1', typ: 'JOSE' });
-const signedCard = (await sign(cardWith([{ url: plain.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }], 'Signed') as unknown as AgentCard)) as unknown as JsonObject;
+const signedCard = (await sign(
+  cardWith(
+    [{ url: plain.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+    'Signed',
+  ) as unknown as AgentCard,
+)) as unknown as JsonObject;
 const signed = await cardServer(signedCard);
 
 const cardOf = (b: Binding) => (b === 'GRPC' ? { card: { url: `${agent.httpUrl}/.well-known/agent-card.json` } } : {});
-const gw: RunningGateway = await startGateway(gatewayConfig([
-  ...BINDINGS.map((b) => ({ name: `ext-${slug(b)}`, match: { pathPrefix: `/ext-${slug(b)}`, tenant: `ext-${slug(b)}` }, upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' as const }, ...cardOf(b) })),
-  { name: 'later', match: { pathPrefix: '/later' }, upstream: { url: laterUrl, binding: 'auto' as const } },
-  { name: 'refreshing', match: { pathPrefix: '/refreshing' }, upstream: { url: `${refreshing.url}/card.json`, binding: 'auto' as const } },
-  { name: 'foreign', match: { pathPrefix: '/foreign' }, upstream: { url: `${foreign.url}/card.json`, binding: 'auto' as const } },
-  { name: 'foreign-allowed', match: { pathPrefix: '/foreign-allowed' }, upstream: { url: `${foreign.url}/card.json`, binding: 'auto' as const, allowedHosts: ['localhost'] } },
-  { name: 'fallback', match: { pathPrefix: '/fallback' }, upstream: { url: `${fallback.url}/card.json`, binding: 'auto' as const } },
-  { name: 'old', match: { pathPrefix: '/old' }, upstream: { url: `${oldVersions.url}/card.json`, binding: 'auto' as const } },
-  { name: 'drop', match: { pathPrefix: '/drop' }, upstream: { url: `${signed.url}/card.json`, binding: 'auto' as const } },
-  { name: 'resign', match: { pathPrefix: '/resign' }, upstream: { url: `${signed.url}/card.json`, binding: 'auto' as const },
-    card: { signatures: 'resign' as const, signingKey: { file: join(dir, 'gateway.pem'), alg: 'ES256', kid: 'gw-1', jku: 'https://gw.example/jwks.json' } } },
-  { name: 'verified', match: { pathPrefix: '/verified' }, upstream: { url: `${signed.url}/card.json`, binding: 'auto' as const }, card: { verifyJwksFile: join(dir, 'upstream-jwks.json') } },
-  { name: 'unverified', match: { pathPrefix: '/unverified' }, upstream: { url: `${signed.url}/card.json`, binding: 'auto' as const }, card: { verifyJwksFile: join(dir, 'stranger-jwks.json') } },
-]), pino({ level: 'silent' }));
+const gw: RunningGateway = await startGateway(
+  gatewayConfig([
+    ...BINDINGS.map((b) => ({
+      name: `ext-${slug(b)}`,
+      match: { pathPrefix: `/ext-${slug(b)}`, tenant: `ext-${slug(b)}` },
+      upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' as const },
+      ...cardOf(b),
+    })),
+    { name: 'later', match: { pathPrefix: '/later' }, upstream: { url: laterUrl, binding: 'auto' as const } },
+    {
+      name: 'refreshing',
+      match: { pathPrefix: '/refreshing' },
+      upstream: { url: `${refreshing.url}/card.json`, binding: 'auto' as const },
+    },
+    {
+      name: 'foreign',
+      match: { pathPrefix: '/foreign' },
+      upstream: { url: `${foreign.url}/card.json`, binding: 'auto' as const },
+    },
+    {
+      name: 'foreign-allowed',
+      match: { pathPrefix: '/foreign-allowed' },
+      upstream: { url: `${foreign.url}/card.json`, binding: 'auto' as const, allowedHosts: ['localhost'] },
+    },
+    {
+      name: 'fallback',
+      match: { pathPrefix: '/fallback' },
+      upstream: { url: `${fallback.url}/card.json`, binding: 'auto' as const },
+    },
+    {
+      name: 'old',
+      match: { pathPrefix: '/old' },
+      upstream: { url: `${oldVersions.url}/card.json`, binding: 'auto' as const },
+    },
+    {
+      name: 'drop',
+      match: { pathPrefix: '/drop' },
+      upstream: { url: `${signed.url}/card.json`, binding: 'auto' as const },
+    },
+    {
+      name: 'resign',
+      match: { pathPrefix: '/resign' },
+      upstream: { url: `${signed.url}/card.json`, binding: 'auto' as const },
+      card: {
+        signatures: 'resign' as const,
+        signingKey: { file: join(dir, 'gateway.pem'), alg: 'ES256', kid: 'gw-1', jku: 'https://gw.example/jwks.json' },
+      },
+    },
+    {
+      name: 'verified',
+      match: { pathPrefix: '/verified' },
+      upstream: { url: `${signed.url}/card.json`, binding: 'auto' as const },
+      card: { verifyJwksFile: join(dir, 'upstream-jwks.json') },
+    },
+    {
+      name: 'unverified',
+      match: { pathPrefix: '/unverified' },
+      upstream: { url: `${signed.url}/card.json`, binding: 'auto' as const },
+      card: { verifyJwksFile: join(dir, 'stranger-jwks.json') },
+    },
+  ]),
+  pino({ level: 'silent' }),
+);
 let later: Awaited<ReturnType<typeof startEchoAgent>> | undefined;
 t.teardown(async () => {
   closeGrpcClients();
   await gw.close();
-  await Promise.all([agent.close(), plain.close(), later?.close(), refreshing.close(), foreign.close(), fallback.close(), oldVersions.close(), signed.close()]);
+  await Promise.all([
+    agent.close(),
+    plain.close(),
+    later?.close(),
+    refreshing.close(),
+    foreign.close(),
+    fallback.close(),
+    oldVersions.close(),
+    signed.close(),
+  ]);
 });
 
-const send = (prefix: string) => CALLERS.JSONRPC(gw, 'SendMessage', { message: userMessage('hello') }, { tenant: '', prefix });
+const send = (prefix: string) =>
+  CALLERS.JSONRPC(gw, 'SendMessage', { message: userMessage('hello') }, { tenant: '', prefix });
 const served = async (prefix: string) => {
   const res = await request(`${gw.httpUrl}${prefix}/.well-known/agent-card.json`);
   return { status: res.statusCode, json: (await res.body.json()) as JsonObject };
@@ -82,13 +170,35 @@ t.test('required extensions and the extended card, on every inbound binding', as
     for (const upstream of BINDINGS) {
       const opts = { tenant: `ext-${slug(upstream)}`, prefix: `/ext-${slug(upstream)}` };
       const refused = await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('no ext') }, opts);
-      tt.equal(reason(refused), 'EXTENSION_SUPPORT_REQUIRED', `${inbound} → ${upstream}: refused without the required extension`);
+      tt.equal(
+        reason(refused),
+        'EXTENSION_SUPPORT_REQUIRED',
+        `${inbound} → ${upstream}: refused without the required extension`,
+      );
       tt.notSame(agent.lastCall()?.text, 'no ext', 'without calling the agent');
-      const ok = await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('with ext') }, { ...opts, headers: { 'a2a-extensions': 'urn:example:required-ext, urn:example:other' } });
+      const ok = await CALLERS[inbound](
+        gw,
+        'SendMessage',
+        { message: userMessage('with ext') },
+        { ...opts, headers: { 'a2a-extensions': 'urn:example:required-ext, urn:example:other' } },
+      );
       tt.equal(ok.ok, true, `${inbound} → ${upstream}: served when the caller lists it`);
-      tt.equal(agent.lastCall()?.headers['a2a-extensions'], 'urn:example:required-ext,urn:example:other', 'and the extensions go upstream unchanged');
-      const ext = await CALLERS[inbound](gw, 'GetExtendedAgentCard', {}, { ...opts, headers: { 'a2a-extensions': 'urn:example:required-ext' } });
-      tt.equal(reason(ext), 'EXTENDED_AGENT_CARD_NOT_CONFIGURED', `${inbound} → ${upstream}: ExtendedAgentCardNotConfigured passes through`);
+      tt.equal(
+        agent.lastCall()?.headers['a2a-extensions'],
+        'urn:example:required-ext,urn:example:other',
+        'and the extensions go upstream unchanged',
+      );
+      const ext = await CALLERS[inbound](
+        gw,
+        'GetExtendedAgentCard',
+        {},
+        { ...opts, headers: { 'a2a-extensions': 'urn:example:required-ext' } },
+      );
+      tt.equal(
+        reason(ext),
+        'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
+        `${inbound} → ${upstream}: ExtendedAgentCardNotConfigured passes through`,
+      );
     }
   }
 });
@@ -111,12 +221,19 @@ t.test('refresh: ETag revalidation, and a failed refresh keeps the last card', a
   const before = refreshing.fetches;
   await served('/refreshing');
   await new Promise((r) => setTimeout(r, 50));
-  tt.ok(refreshing.fetches > before && refreshing.notModified > 0, 'a stale card is revalidated with If-None-Match (304)');
+  tt.ok(
+    refreshing.fetches > before && refreshing.notModified > 0,
+    'a stale card is revalidated with If-None-Match (304)',
+  );
   refreshing.failing = true;
   await served('/refreshing');
   await new Promise((r) => setTimeout(r, 50));
   const whileDown = await served('/refreshing');
-  tt.same([whileDown.status, whileDown.json.name], [200, 'Version 1'], 'the last good card keeps serving while refreshes fail');
+  tt.same(
+    [whileDown.status, whileDown.json.name],
+    [200, 'Version 1'],
+    'the last good card keeps serving while refreshes fail',
+  );
   tt.equal((await send('/refreshing')).ok, true, 'and calls keep working');
   refreshing.failing = false;
   refreshing.card = { ...refreshing.card, name: 'Version 2' };
@@ -152,12 +269,20 @@ t.test('signatures: dropped, re-signed, verified', async (tt) => {
   const resigned = await served('/resign');
   const sigs = resigned.json.signatures as JsonObject[];
   tt.equal(sigs.length, 1, 'one signature, the gateway’s');
-  tt.same(JSON.parse(Buffer.from(String(sigs[0]!.protected), 'base64url').toString()), { alg: 'ES256', typ: 'JOSE', kid: 'gw-1', jku: 'https://gw.example/jwks.json' });
+  tt.same(JSON.parse(Buffer.from(String(sigs[0]!.protected), 'base64url').toString()), {
+    alg: 'ES256',
+    typ: 'JOSE',
+    kid: 'gw-1',
+    jku: 'https://gw.example/jwks.json',
+  });
   const verify = verifyAgentCardSignature(async (kid) => {
     if (kid !== 'gw-1') throw new Error(`unknown kid ${kid}`);
     return gatewayKeys.publicKey;
   });
-  await tt.resolves(verify(resigned.json as unknown as AgentCard), "the official SDK's verifier accepts the re-signed card");
+  await tt.resolves(
+    verify(resigned.json as unknown as AgentCard),
+    "the official SDK's verifier accepts the re-signed card",
+  );
   const tampered = { ...resigned.json, description: 'changed' };
   await tt.rejects(verify(tampered as unknown as AgentCard), 'and rejects it once changed');
   tt.equal((await served('/verified')).status, 200, 'an upstream card whose signature verifies is trusted');

@@ -13,7 +13,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = `${ROOT}test/fixtures/config/`;
 
 function run(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 async function finish(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -42,7 +45,8 @@ function listening(child: ChildProcess): Promise<string> {
 t.test('--help lists the commands and flags', async (tt) => {
   const r = await finish(run(['--help']));
   tt.equal(r.code, 0);
-  for (const flag of ['--config', 'check', '--upstream', '--upstream-binding', '--host', '--http-port', '--grpc-port']) tt.match(r.stdout, flag);
+  for (const flag of ['--config', 'check', '--upstream', '--upstream-binding', '--host', '--http-port', '--grpc-port'])
+    tt.match(r.stdout, flag);
 });
 
 t.test('check --config: valid and invalid files', async (tt) => {
@@ -66,14 +70,19 @@ t.test('a bad config serves nothing and exits non-zero', async (tt) => {
 t.test('quick start: explicit binding and auto', async (tt) => {
   const agent = await startEchoAgent({ bindings: ['JSONRPC', 'HTTP+JSON'] });
   tt.teardown(() => agent.close());
-  for (const args of [['--upstream', agent.restUrl, '--upstream-binding', 'HTTP+JSON'], ['--upstream', agent.httpUrl]]) {
+  for (const args of [
+    ['--upstream', agent.restUrl, '--upstream-binding', 'HTTP+JSON'],
+    ['--upstream', agent.httpUrl],
+  ]) {
     const child = run([...args, '--http-port', '0', '--grpc-port', '0', '--log-level', 'info']);
     const http = await listening(child);
     const card = await request(`http://${http}/.well-known/agent-card.json`);
     const body = (await card.body.json()) as { name: string; supportedInterfaces: Array<{ protocolBinding: string }> };
     tt.equal(body.name, 'Echo Agent', `${args.join(' ')}: the card at the root`);
     const res = await request(`http://${http}/message:send`, {
-      method: 'POST', headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' }, body: JSON.stringify({ message: userMessage('cli') }),
+      method: 'POST',
+      headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ message: userMessage('cli') }),
     });
     tt.equal(res.statusCode, 200, `${args.join(' ')}: SendMessage through the quick-start route`);
     await res.body.dump();

@@ -29,44 +29,63 @@ const serve = async (b: Promise<Broken>): Promise<Broken> => {
   servers.push(s);
   return s;
 };
-const reset = await serve(brokenHttp((req, res) => {
-  if (req.method === 'GET') return void res.writeHead(404).end();
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
-  res.write('{"jsonrpc":"2.0","id":1,"res', () => req.socket.destroy());
-}));
-const slowloris = await serve(brokenHttp((req, res) => {
-  if (req.method === 'GET') return void res.writeHead(404).end();
-  req.socket.setTimeout(0);
-  void res; // never answers
-}));
-const endless = await serve(brokenHttp((req, res) => {
-  if (req.method === 'GET') return void res.writeHead(404).end();
-  res.writeHead(200, { 'content-type': 'application/json' });
-  const timer = setInterval(() => res.write(' '), 50);
-  res.on('close', () => clearInterval(timer));
-}));
-const notA2A = await serve(brokenHttp((req, res) => {
-  if (req.method === 'GET') return void res.writeHead(404).end();
-  res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>');
-}));
+const reset = await serve(
+  brokenHttp((req, res) => {
+    if (req.method === 'GET') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+    res.write('{"jsonrpc":"2.0","id":1,"res', () => req.socket.destroy());
+  }),
+);
+const slowloris = await serve(
+  brokenHttp((req, res) => {
+    if (req.method === 'GET') return void res.writeHead(404).end();
+    req.socket.setTimeout(0);
+    void res; // never answers
+  }),
+);
+const endless = await serve(
+  brokenHttp((req, res) => {
+    if (req.method === 'GET') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const timer = setInterval(() => res.write(' '), 50);
+    res.on('close', () => clearInterval(timer));
+  }),
+);
+const notA2A = await serve(
+  brokenHttp((req, res) => {
+    if (req.method === 'GET') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>');
+  }),
+);
 // Resets the connection under the first request of each key (a keep-alive race), answers the next.
 const seenKeys = new Set<string>();
-const resetOnce = await serve(brokenHttp((req, res) => {
-  if (req.method === 'GET') return void res.writeHead(404).end();
-  let body = '';
-  req.on('data', (d: Buffer) => (body += d.toString()));
-  req.on('end', () => {
-    const rpc = JSON.parse(body) as { id: number; params: { id?: string; message?: { parts?: Array<{ text?: string }> } } };
-    const key = rpc.params.id ?? rpc.params.message?.parts?.[0]?.text ?? '';
-    if (!seenKeys.has(key)) {
-      seenKeys.add(key);
-      req.socket.destroy();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: { id: key, contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } }));
-  });
-}));
+const resetOnce = await serve(
+  brokenHttp((req, res) => {
+    if (req.method === 'GET') return void res.writeHead(404).end();
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      const rpc = JSON.parse(body) as {
+        id: number;
+        params: { id?: string; message?: { parts?: Array<{ text?: string }> } };
+      };
+      const key = rpc.params.id ?? rpc.params.message?.parts?.[0]?.text ?? '';
+      if (!seenKeys.has(key)) {
+        seenKeys.add(key);
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: rpc.id,
+          result: { id: key, contextId: 'c', status: { state: 'TASK_STATE_WORKING' } },
+        }),
+      );
+    });
+  }),
+);
 const silentGrpc = await serve(brokenGrpc(() => undefined));
 const stalledCard = await serve(brokenHttp(() => undefined));
 const refused = `http://127.0.0.1:${await refusedPort()}`;
@@ -80,10 +99,22 @@ const FAULTS: Array<{ name: string; upstream: { url: string; binding: Binding | 
   { name: 'silent-grpc', upstream: { url: silentGrpc.url, binding: 'GRPC' }, outcome: ['UPSTREAM_TIMEOUT'] },
   { name: 'card-times-out', upstream: { url: stalledCard.url, binding: 'auto' }, outcome: ['UPSTREAM_UNAVAILABLE'] },
 ];
-const gw = await startGateway(gatewayConfig([
-  ...FAULTS.map((f) => ({ name: f.name, match: { pathPrefix: `/${f.name}`, tenant: f.name }, upstream: { ...f.upstream, tenant: 'clear' as const }, timeoutMs: TIMEOUT_MS })),
-  { name: 'reset-once', match: { pathPrefix: '/reset-once', tenant: 'reset-once' }, upstream: { url: resetOnce.url, binding: 'JSONRPC' as const, tenant: 'clear' as const } },
-]), pino({ level: 'silent' }));
+const gw = await startGateway(
+  gatewayConfig([
+    ...FAULTS.map((f) => ({
+      name: f.name,
+      match: { pathPrefix: `/${f.name}`, tenant: f.name },
+      upstream: { ...f.upstream, tenant: 'clear' as const },
+      timeoutMs: TIMEOUT_MS,
+    })),
+    {
+      name: 'reset-once',
+      match: { pathPrefix: '/reset-once', tenant: 'reset-once' },
+      upstream: { url: resetOnce.url, binding: 'JSONRPC' as const, tenant: 'clear' as const },
+    },
+  ]),
+  pino({ level: 'silent' }),
+);
 t.teardown(async () => {
   closeGrpcClients();
   await gw.close();
@@ -97,10 +128,23 @@ const codeOf = (inbound: Binding, name: ErrorName): number => {
 
 /** Every fault from every binding, all at once. */
 async function round(tt: { ok(v: boolean, m: string): void } | undefined): Promise<void> {
-  await Promise.all(BINDINGS.flatMap((inbound) => FAULTS.map(async (f) => {
-    const r = await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('fault') }, { tenant: f.name, prefix: `/${f.name}` });
-    if (tt) tt.ok(!r.ok && f.outcome.map((n) => codeOf(inbound, n)).includes(r.code!), `${inbound} → ${f.name}: ${f.outcome.join('|')} (${r.code}: ${r.message})`);
-  })));
+  await Promise.all(
+    BINDINGS.flatMap((inbound) =>
+      FAULTS.map(async (f) => {
+        const r = await CALLERS[inbound](
+          gw,
+          'SendMessage',
+          { message: userMessage('fault') },
+          { tenant: f.name, prefix: `/${f.name}` },
+        );
+        if (tt)
+          tt.ok(
+            !r.ok && f.outcome.map((n) => codeOf(inbound, n)).includes(r.code!),
+            `${inbound} → ${f.name}: ${f.outcome.join('|')} (${r.code}: ${r.message})`,
+          );
+      }),
+    ),
+  );
 }
 
 const resources = (): Record<string, number> => {
@@ -134,7 +178,16 @@ t.test('no leaked sockets, timers or streams; memory back near its start', async
   gc();
   const after = resources();
   const heapAfter = process.memoryUsage().heapUsed;
-  tt.ok((after.Timeout ?? 0) <= (before.Timeout ?? 0), `timers: ${before.Timeout ?? 0} before, ${after.Timeout ?? 0} after`);
-  tt.ok((after.TCPSocketWrap ?? 0) <= (before.TCPSocketWrap ?? 0) + 4, `sockets: ${before.TCPSocketWrap ?? 0} before, ${after.TCPSocketWrap ?? 0} after`);
-  tt.ok(heapAfter - heapBefore < 16 * 1024 * 1024, `heap ${(heapBefore / 2 ** 20).toFixed(1)} → ${(heapAfter / 2 ** 20).toFixed(1)} MiB after ${ROUNDS} rounds (${ROUNDS * 3 * FAULTS.length} failed calls)`);
+  tt.ok(
+    (after.Timeout ?? 0) <= (before.Timeout ?? 0),
+    `timers: ${before.Timeout ?? 0} before, ${after.Timeout ?? 0} after`,
+  );
+  tt.ok(
+    (after.TCPSocketWrap ?? 0) <= (before.TCPSocketWrap ?? 0) + 4,
+    `sockets: ${before.TCPSocketWrap ?? 0} before, ${after.TCPSocketWrap ?? 0} after`,
+  );
+  tt.ok(
+    heapAfter - heapBefore < 16 * 1024 * 1024,
+    `heap ${(heapBefore / 2 ** 20).toFixed(1)} → ${(heapAfter / 2 ** 20).toFixed(1)} MiB after ${ROUNDS} rounds (${ROUNDS * 3 * FAULTS.length} failed calls)`,
+  );
 });

@@ -19,9 +19,12 @@ import { gatewayConfig, userMessage } from '../helpers/harness.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 const port = await refusedPort();
-const gw = await startGateway(gatewayConfig([
-  { name: 'fuzz', upstream: { url: `http://127.0.0.1:${port}/rpc`, binding: 'JSONRPC' as const }, timeoutMs: 1000 },
-]), pino({ level: 'silent' }));
+const gw = await startGateway(
+  gatewayConfig([
+    { name: 'fuzz', upstream: { url: `http://127.0.0.1:${port}/rpc`, binding: 'JSONRPC' as const }, timeoutMs: 1000 },
+  ]),
+  pino({ level: 'silent' }),
+);
 const pool = new Pool(gw.httpUrl, { connections: 8 });
 const client = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure());
 t.teardown(async () => {
@@ -32,10 +35,20 @@ t.teardown(async () => {
 
 const METHOD_NAMES = [...METHODS.keys()];
 const validParams = fc.constantFrom<Record<string, unknown>>(
-  { message: userMessage('fuzz') }, { id: 'task-1' }, { taskId: 't', id: 'c' }, { taskId: 't', url: 'https://example.com/h' }, { pageSize: 10 }, {},
+  { message: userMessage('fuzz') },
+  { id: 'task-1' },
+  { taskId: 't', id: 'c' },
+  { taskId: 't', url: 'https://example.com/h' },
+  { pageSize: 10 },
+  {},
 );
 /** A valid-looking object with random mutations: fields replaced, removed, or added with any JSON. */
-const mutated = fc.tuple(validParams, fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 3 }), fc.array(fc.string({ maxLength: 12 }), { maxLength: 2 }))
+const mutated = fc
+  .tuple(
+    validParams,
+    fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 3 }),
+    fc.array(fc.string({ maxLength: 12 }), { maxLength: 2 }),
+  )
   .map(([base, extra, drop]) => {
     const o: Record<string, unknown> = { ...base, ...extra };
     for (const k of drop) delete o[k];
@@ -44,66 +57,142 @@ const mutated = fc.tuple(validParams, fc.dictionary(fc.string({ maxLength: 12 })
 
 t.test(`JSON-RPC: ${RUNS} cases`, async (tt) => {
   const body = fc.oneof(
-    fc.record({ jsonrpc: fc.constantFrom('2.0', '1.0', 2), id: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.object()), method: fc.oneof(fc.constantFrom(...METHOD_NAMES), fc.string()), params: fc.oneof(mutated, fc.jsonValue({ maxDepth: 2 })) })
+    fc
+      .record({
+        jsonrpc: fc.constantFrom('2.0', '1.0', 2),
+        id: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.object()),
+        method: fc.oneof(fc.constantFrom(...METHOD_NAMES), fc.string()),
+        params: fc.oneof(mutated, fc.jsonValue({ maxDepth: 2 })),
+      })
       .map((o) => JSON.stringify(o)),
     fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
     fc.string({ maxLength: 64 }),
   );
   let count = 0;
-  await fc.assert(fc.asyncProperty(body, async (b) => {
-    const res = await pool.request({ method: 'POST', path: '/', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: b });
-    const text = await res.body.text();
-    count++;
-    if (res.statusCode === 204) return text === '';
-    if (res.statusCode >= 500) return false;
-    const json = JSON.parse(text) as unknown;
-    const one = (r: Record<string, unknown>) => r.jsonrpc === '2.0' && ('result' in r || (typeof (r.error as { code?: unknown })?.code === 'number'));
-    return Array.isArray(json) ? json.every((r) => one(r as Record<string, unknown>)) : one(json as Record<string, unknown>);
-  }), { numRuns: RUNS });
+  await fc.assert(
+    fc.asyncProperty(body, async (b) => {
+      const res = await pool.request({
+        method: 'POST',
+        path: '/',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: b,
+      });
+      const text = await res.body.text();
+      count++;
+      if (res.statusCode === 204) return text === '';
+      if (res.statusCode >= 500) return false;
+      const json = JSON.parse(text) as unknown;
+      const one = (r: Record<string, unknown>) =>
+        r.jsonrpc === '2.0' && ('result' in r || typeof (r.error as { code?: unknown })?.code === 'number');
+      return Array.isArray(json)
+        ? json.every((r) => one(r as Record<string, unknown>))
+        : one(json as Record<string, unknown>);
+    }),
+    { numRuns: RUNS },
+  );
   tt.equal(count, RUNS, 'every case answered with a JSON-RPC response, never a 5xx');
 });
 
 t.test(`REST: ${RUNS} cases`, async (tt) => {
-  const segment = fc.oneof(fc.constantFrom('tasks', 'message:send', 'message:stream', 'pushNotificationConfigs', 'extendedAgentCard', 't-1:cancel', 't-1', '%', '%zz', '..'), fc.string({ maxLength: 8 }).map(encodeURIComponent));
+  const segment = fc.oneof(
+    fc.constantFrom(
+      'tasks',
+      'message:send',
+      'message:stream',
+      'pushNotificationConfigs',
+      'extendedAgentCard',
+      't-1:cancel',
+      't-1',
+      '%',
+      '%zz',
+      '..',
+    ),
+    fc.string({ maxLength: 8 }).map(encodeURIComponent),
+  );
   const path = fc.array(segment, { minLength: 1, maxLength: 5 }).map((s) => `/${s.join('/')}`);
-  const query = fc.dictionary(fc.constantFrom('pageSize', 'historyLength', 'status', 'includeArtifacts', 'statusTimestampAfter', 'x'), fc.string({ maxLength: 10 }), { maxKeys: 3 })
+  const query = fc
+    .dictionary(
+      fc.constantFrom('pageSize', 'historyLength', 'status', 'includeArtifacts', 'statusTimestampAfter', 'x'),
+      fc.string({ maxLength: 10 }),
+      { maxKeys: 3 },
+    )
     .map((q) => new URLSearchParams(q).toString());
-  const req = fc.record({ verb: fc.constantFrom('GET', 'POST', 'DELETE'), path, query, body: fc.oneof(mutated.map((m) => JSON.stringify(m)), fc.string({ maxLength: 40 })) });
-  await fc.assert(fc.asyncProperty(req, async (r) => {
-    const res = await pool.request({
-      method: r.verb as 'GET', path: `${r.path}${r.query ? `?${r.query}` : ''}`,
-      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: r.verb === 'POST' ? r.body : null,
-    });
-    const text = await res.body.text();
-    if (res.statusCode === 503) return (JSON.parse(text) as { error: { status: string } }).error.status === 'UNAVAILABLE';
-    if (res.statusCode >= 500) return false;
-    const json = JSON.parse(text) as { jsonrpc?: string; error?: { code: number; status: string } };
-    // A POST that is no REST operation is answered as JSON-RPC (README: "How a route is reached").
-    if (r.verb === 'POST' && json.jsonrpc === '2.0') return typeof json.error?.code === 'number';
-    const err = json.error;
-    return res.statusCode === 200 || (err !== undefined && err.code === res.statusCode && typeof err.status === 'string');
-  }), { numRuns: RUNS });
+  const req = fc.record({
+    verb: fc.constantFrom('GET', 'POST', 'DELETE'),
+    path,
+    query,
+    body: fc.oneof(
+      mutated.map((m) => JSON.stringify(m)),
+      fc.string({ maxLength: 40 }),
+    ),
+  });
+  await fc.assert(
+    fc.asyncProperty(req, async (r) => {
+      const res = await pool.request({
+        method: r.verb as 'GET',
+        path: `${r.path}${r.query ? `?${r.query}` : ''}`,
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: r.verb === 'POST' ? r.body : null,
+      });
+      const text = await res.body.text();
+      if (res.statusCode === 503)
+        return (JSON.parse(text) as { error: { status: string } }).error.status === 'UNAVAILABLE';
+      if (res.statusCode >= 500) return false;
+      const json = JSON.parse(text) as { jsonrpc?: string; error?: { code: number; status: string } };
+      // A POST that is no REST operation is answered as JSON-RPC (README: "How a route is reached").
+      if (r.verb === 'POST' && json.jsonrpc === '2.0') return typeof json.error?.code === 'number';
+      const err = json.error;
+      return (
+        res.statusCode === 200 || (err !== undefined && err.code === res.statusCode && typeof err.status === 'string')
+      );
+    }),
+    { numRuns: RUNS },
+  );
   tt.pass('every case answered with a google.rpc.Status error or a reply, never a 500');
 });
 
 t.test(`gRPC: ${RUNS} cases`, async (tt) => {
   const info = METHODS.get('SendMessage')!;
-  const valid = Buffer.from(info.requestType.encode(info.requestType.fromObject(fromJson(info.requestType, { message: userMessage('fuzz') }))).finish());
+  const valid = Buffer.from(
+    info.requestType
+      .encode(info.requestType.fromObject(fromJson(info.requestType, { message: userMessage('fuzz') })))
+      .finish(),
+  );
   const bytes = fc.oneof(
     fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)),
     fc.integer({ min: 0, max: valid.length }).map((n) => valid.subarray(0, n)), // truncated
-    fc.tuple(fc.integer({ min: 0, max: valid.length - 1 }), fc.integer({ min: 0, max: 255 })).map(([i, v]) => { const b = Buffer.from(valid); b[i] = v; return b; }),
+    fc.tuple(fc.integer({ min: 0, max: valid.length - 1 }), fc.integer({ min: 0, max: 255 })).map(([i, v]) => {
+      const b = Buffer.from(valid);
+      b[i] = v;
+      return b;
+    }),
     fc.constant(Buffer.from([0x12, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01])), // overlong varint
   );
   const method = fc.constantFrom(...[...METHODS.values()].filter((m) => !m.streaming).map((m) => m.name));
   const bad = new Set([grpc.status.INTERNAL, grpc.status.UNKNOWN]);
-  await fc.assert(fc.asyncProperty(method, bytes, (m, b) => new Promise<boolean>((resolve) => {
-    const md = new grpc.Metadata();
-    md.set('a2a-version', '1.0');
-    client.makeUnaryRequest(`/lf.a2a.v1.A2AService/${m}`, (x: Buffer) => x, (x: Buffer) => x, b, md, { deadline: Date.now() + 5000 }, (err) => {
-      resolve(err ? !bad.has(err.code) : true);
-    });
-  })), { numRuns: RUNS });
+  await fc.assert(
+    fc.asyncProperty(
+      method,
+      bytes,
+      (m, b) =>
+        new Promise<boolean>((resolve) => {
+          const md = new grpc.Metadata();
+          md.set('a2a-version', '1.0');
+          client.makeUnaryRequest(
+            `/lf.a2a.v1.A2AService/${m}`,
+            (x: Buffer) => x,
+            (x: Buffer) => x,
+            b,
+            md,
+            { deadline: Date.now() + 5000 },
+            (err) => {
+              resolve(err ? !bad.has(err.code) : true);
+            },
+          );
+        }),
+    ),
+    { numRuns: RUNS },
+  );
   tt.pass('no INTERNAL or UNKNOWN status for a malformed request');
   const health = await pool.request({ method: 'GET', path: '/healthz' });
   tt.equal(health.statusCode, 200, 'the gateway is still serving');

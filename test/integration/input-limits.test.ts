@@ -12,17 +12,33 @@ import { startGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
 
 const agent = await startEchoAgent({ bindings: ['JSONRPC'] });
-const gw = await startGateway(gatewayConfig([
-  { name: 'limits', match: { pathPrefix: '/l', tenant: 'l' }, upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC', tenant: 'clear' }, maxStringLength: 64 },
-]), pino({ level: 'silent' }));
+const gw = await startGateway(
+  gatewayConfig([
+    {
+      name: 'limits',
+      match: { pathPrefix: '/l', tenant: 'l' },
+      upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC', tenant: 'clear' },
+      maxStringLength: 64,
+    },
+  ]),
+  pino({ level: 'silent' }),
+);
 t.teardown(async () => {
   closeGrpcClients();
   await gw.close();
   await agent.close();
 });
 const opts = (headers: Record<string, string> = {}) => ({ tenant: 'l', prefix: '/l', headers });
-const invalidRequest = { JSONRPC: CATALOGUE.INVALID_REQUEST.jsonRpc, 'HTTP+JSON': 400, GRPC: GRPC_CODES.INVALID_ARGUMENT };
-const invalidParams = { JSONRPC: CATALOGUE.INVALID_PARAMS.jsonRpc, 'HTTP+JSON': 400, GRPC: GRPC_CODES.INVALID_ARGUMENT };
+const invalidRequest = {
+  JSONRPC: CATALOGUE.INVALID_REQUEST.jsonRpc,
+  'HTTP+JSON': 400,
+  GRPC: GRPC_CODES.INVALID_ARGUMENT,
+};
+const invalidParams = {
+  JSONRPC: CATALOGUE.INVALID_PARAMS.jsonRpc,
+  'HTTP+JSON': 400,
+  GRPC: GRPC_CODES.INVALID_ARGUMENT,
+};
 
 t.test('strings over maxStringLength: InvalidParams with the field, in every binding', async (tt) => {
   for (const inbound of BINDINGS) {
@@ -30,26 +46,48 @@ t.test('strings over maxStringLength: InvalidParams with the field, in every bin
     const long = 'x'.repeat(65);
     const r = await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('short', { messageId: long }) }, opts());
     tt.equal(r.code, invalidParams[inbound], `${inbound}: refused`);
-    const bad = r.details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as { fieldViolations?: Array<{ field: string }> } | undefined;
+    const bad = r.details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as
+      { fieldViolations?: Array<{ field: string }> } | undefined;
     tt.equal(bad?.fieldViolations?.[0]?.field, 'message.messageId', `${inbound}: names the field`);
-    const meta = await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('short', { metadata: { note: long } }) }, opts());
+    const meta = await CALLERS[inbound](
+      gw,
+      'SendMessage',
+      { message: userMessage('short', { metadata: { note: long } }) },
+      opts(),
+    );
     tt.equal(meta.code, invalidParams[inbound], `${inbound}: a long string inside metadata too`);
     tt.equal(agent.lastCall(), before, 'the upstream never saw them');
-    tt.ok((await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('x'.repeat(64)) }, opts())).ok, `${inbound}: at the limit passes`);
+    tt.ok(
+      (await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('x'.repeat(64)) }, opts())).ok,
+      `${inbound}: at the limit passes`,
+    );
   }
 });
 
 t.test('a header value over 8 KiB or with control characters: InvalidRequest', async (tt) => {
   for (const inbound of BINDINGS) {
-    const r = await CALLERS[inbound](gw, 'GetTask', { id: 't' }, opts({ 'a2a-extensions': `https://e.example/${'a'.repeat(8200)}` }));
+    const r = await CALLERS[inbound](
+      gw,
+      'GetTask',
+      { id: 't' },
+      opts({ 'a2a-extensions': `https://e.example/${'a'.repeat(8200)}` }),
+    );
     if (inbound === 'GRPC') {
       // grpc-js bounds all metadata at 8 KiB itself, before the gateway sees the call
-      tt.ok(r.code === GRPC_CODES.INVALID_ARGUMENT || r.code === GRPC_CODES.RESOURCE_EXHAUSTED || r.code === GRPC_CODES.INTERNAL, `${inbound}: refused (${r.code})`);
+      tt.ok(
+        r.code === GRPC_CODES.INVALID_ARGUMENT ||
+          r.code === GRPC_CODES.RESOURCE_EXHAUSTED ||
+          r.code === GRPC_CODES.INTERNAL,
+        `${inbound}: refused (${r.code})`,
+      );
     } else {
       tt.equal(r.code, invalidRequest[inbound], `${inbound}: refused`);
       tt.match(r.message, /exceeds 8192 bytes/);
     }
-    tt.ok((await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('after') }, opts())).ok, `${inbound}: served afterwards`);
+    tt.ok(
+      (await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('after') }, opts())).ok,
+      `${inbound}: served afterwards`,
+    );
   }
 });
 
@@ -66,11 +104,16 @@ function rawHttp(request: string): Promise<string> {
 }
 
 t.test('requests the HTTP parser refuses are answered with an error body, not a bare close', async (tt) => {
-  const huge = await rawHttp(`GET /l/l/tasks/t HTTP/1.1\r\nHost: x\r\nA2A-Version: 1.0\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`);
+  const huge = await rawHttp(
+    `GET /l/l/tasks/t HTTP/1.1\r\nHost: x\r\nA2A-Version: 1.0\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+  );
   tt.match(huge, /^HTTP\/1\.1 431 /, 'headers over 16 KiB: 431');
   tt.match(JSON.parse(huge.slice(huge.indexOf('\r\n\r\n') + 4)), { error: { code: 431, status: 'INVALID_ARGUMENT' } });
   const injected = await rawHttp('GET /l/l/tasks/t HTTP/1.1\r\nHost: x\r\nA2A-Version: 1.0\rX-Evil: 1\r\n\r\n');
   tt.match(injected, /^HTTP\/1\.1 400 /, 'a bare CR inside a header: 400');
   tt.match(injected, /"status":"INVALID_ARGUMENT"/);
-  tt.ok((await CALLERS['HTTP+JSON'](gw, 'SendMessage', { message: userMessage('after') }, opts())).ok, 'served afterwards');
+  tt.ok(
+    (await CALLERS['HTTP+JSON'](gw, 'SendMessage', { message: userMessage('after') }, opts())).ok,
+    'served afterwards',
+  );
 });

@@ -11,28 +11,56 @@ import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage }
 import { grpcStreamCall, STREAM_CALLERS } from '../helpers/streams.js';
 
 const agent = await startEchoAgent({ bindings: ['JSONRPC'] });
-const gw = await startGateway(gatewayConfig([
-  ...BINDINGS.map((b) => ({ name: `rl-${slug(b)}`, match: { pathPrefix: `/rl-${slug(b)}`, tenant: `rl-${slug(b)}` }, upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const }, rateLimit: { requestsPerSecond: 2, burst: 2 } })),
-  { name: 'per-caller', match: { pathPrefix: '/pc', tenant: 'pc' }, upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const }, rateLimit: { requestsPerSecond: 1, burst: 1, perCaller: true } },
-  { name: 'one-stream', match: { pathPrefix: '/one', tenant: 'one' }, upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const }, maxConcurrentStreams: 1 },
-]), pino({ level: 'silent' }));
+const gw = await startGateway(
+  gatewayConfig([
+    ...BINDINGS.map((b) => ({
+      name: `rl-${slug(b)}`,
+      match: { pathPrefix: `/rl-${slug(b)}`, tenant: `rl-${slug(b)}` },
+      upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const },
+      rateLimit: { requestsPerSecond: 2, burst: 2 },
+    })),
+    {
+      name: 'per-caller',
+      match: { pathPrefix: '/pc', tenant: 'pc' },
+      upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const },
+      rateLimit: { requestsPerSecond: 1, burst: 1, perCaller: true },
+    },
+    {
+      name: 'one-stream',
+      match: { pathPrefix: '/one', tenant: 'one' },
+      upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const },
+      maxConcurrentStreams: 1,
+    },
+  ]),
+  pino({ level: 'silent' }),
+);
 t.teardown(async () => {
   closeGrpcClients();
   await gw.close();
   await agent.close();
 });
 
-const retryInfo = (d: Array<Record<string, unknown>> | undefined) => d?.find((x) => x['@type'] === 'type.googleapis.com/google.rpc.RetryInfo');
+const retryInfo = (d: Array<Record<string, unknown>> | undefined) =>
+  d?.find((x) => x['@type'] === 'type.googleapis.com/google.rpc.RetryInfo');
 
 t.test('a rate limit, in every binding', async (tt) => {
   for (const inbound of BINDINGS) {
     const opts = { tenant: `rl-${slug(inbound)}`, prefix: `/rl-${slug(inbound)}` };
     const results = [];
-    for (let i = 0; i < 3; i++) results.push(await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('rl') }, opts));
-    tt.same(results.slice(0, 2).map((r) => r.ok), [true, true], `${inbound}: the burst passes`);
+    for (let i = 0; i < 3; i++)
+      results.push(await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('rl') }, opts));
+    tt.same(
+      results.slice(0, 2).map((r) => r.ok),
+      [true, true],
+      `${inbound}: the burst passes`,
+    );
     const limited = results[2]!;
     const row = CATALOGUE.RATE_LIMITED;
-    tt.equal(limited.code, inbound === 'JSONRPC' ? row.jsonRpc : inbound === 'HTTP+JSON' ? 429 : GRPC_CODES.RESOURCE_EXHAUSTED, `${inbound}: refused`);
+    tt.equal(
+      limited.code,
+      inbound === 'JSONRPC' ? row.jsonRpc : inbound === 'HTTP+JSON' ? 429 : GRPC_CODES.RESOURCE_EXHAUSTED,
+      `${inbound}: refused`,
+    );
     tt.match(retryInfo(limited.details), { retryDelay: /^\d+(\.\d+)?s$/ }, `${inbound}: with RetryInfo`);
   }
   const res = await request(`${gw.httpUrl}/rl-rest/rl-rest/tasks/x`, { headers: { 'a2a-version': '1.0' } });
@@ -40,11 +68,28 @@ t.test('a rate limit, in every binding', async (tt) => {
   tt.equal(res.statusCode, 429);
   tt.match(res.headers['retry-after'], /^\d+$/, 'REST: Retry-After');
   await new Promise((r) => setTimeout(r, 1100));
-  tt.equal((await CALLERS.JSONRPC(gw, 'SendMessage', { message: userMessage('later') }, { tenant: 'rl-jsonrpc', prefix: '/rl-jsonrpc' })).ok, true, 'served again after the window');
+  tt.equal(
+    (
+      await CALLERS.JSONRPC(
+        gw,
+        'SendMessage',
+        { message: userMessage('later') },
+        { tenant: 'rl-jsonrpc', prefix: '/rl-jsonrpc' },
+      )
+    ).ok,
+    true,
+    'served again after the window',
+  );
 });
 
 t.test('per caller identity', async (tt) => {
-  const as = (who: string) => CALLERS.JSONRPC(gw, 'SendMessage', { message: userMessage('pc') }, { tenant: 'pc', prefix: '/pc', headers: { authorization: `Bearer ${who}` } });
+  const as = (who: string) =>
+    CALLERS.JSONRPC(
+      gw,
+      'SendMessage',
+      { message: userMessage('pc') },
+      { tenant: 'pc', prefix: '/pc', headers: { authorization: `Bearer ${who}` } },
+    );
   tt.equal((await as('alice')).ok, true);
   tt.equal((await as('bob')).ok, true, 'another caller has its own bucket');
   tt.equal((await as('alice')).ok, false, 'the same caller is limited');
@@ -52,7 +97,12 @@ t.test('per caller identity', async (tt) => {
 
 t.test('a cap on concurrent streams', async (tt) => {
   const opts = { tenant: 'one', prefix: '/one' };
-  const first = STREAM_CALLERS.JSONRPC(gw, 'SendStreamingMessage', { message: userMessage('hold') }, { ...opts, take: 2 });
+  const first = STREAM_CALLERS.JSONRPC(
+    gw,
+    'SendStreamingMessage',
+    { message: userMessage('hold') },
+    { ...opts, take: 2 },
+  );
   const held = await first;
   tt.equal(held.events.length, 2);
   // the first caller has hung up: its slot is free again once the gateway saw it go
@@ -63,6 +113,10 @@ t.test('a cap on concurrent streams', async (tt) => {
   holding.on('error', () => undefined);
   await new Promise((r) => holding.once('data', r));
   const refused = await STREAM_CALLERS.JSONRPC(gw, 'SendStreamingMessage', { message: userMessage('stream') }, opts);
-  tt.same([refused.events.length, refused.error?.code], [0, CATALOGUE.RATE_LIMITED.jsonRpc], 'over the cap: refused before any event');
+  tt.same(
+    [refused.events.length, refused.error?.code],
+    [0, CATALOGUE.RATE_LIMITED.jsonRpc],
+    'over the cap: refused before any event',
+  );
   holding.cancel();
 });

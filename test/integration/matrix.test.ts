@@ -6,7 +6,16 @@ import t, { type Test } from 'tap';
 import type { Binding } from '../../src/config/types.js';
 import { CATALOGUE, GRPC_CODES, type ErrorName } from '../../src/errors/catalogue.js';
 import type { JsonObject } from '../../src/proto/protojson.js';
-import { BINDINGS, CALLERS, closeGrpcClients, slug, startHarness, userMessage, type CallOptions, type WireResult } from '../helpers/harness.js';
+import {
+  BINDINGS,
+  CALLERS,
+  closeGrpcClients,
+  slug,
+  startHarness,
+  userMessage,
+  type CallOptions,
+  type WireResult,
+} from '../helpers/harness.js';
 
 const h = await startHarness();
 t.teardown(async () => {
@@ -57,16 +66,28 @@ for (const inbound of BINDINGS) {
       const noPush: CallOptions = { ...opts, tenant: `nopush-${slug(upstream)}`, prefix: `/nopush-${slug(upstream)}` };
 
       // SendMessage → a Task; service parameters arrive upstream.
-      const sent = await call(h.gateway, 'SendMessage', { message: userMessage('hello', { metadata: { n: 1, on: true } }) }, opts);
+      const sent = await call(
+        h.gateway,
+        'SendMessage',
+        { message: userMessage('hello', { metadata: { n: 1, on: true } }) },
+        opts,
+      );
       tt.equal(sent.ok, true, 'SendMessage ok');
       const task = (sent.result?.task ?? {}) as JsonObject;
       tt.equal((task.status as JsonObject).state, 'TASK_STATE_COMPLETED');
-      tt.same(((task.artifacts as JsonObject[])[0]?.parts as JsonObject[])[0], { text: 'echo: hello', mediaType: 'text/plain' });
+      tt.same(((task.artifacts as JsonObject[])[0]?.parts as JsonObject[])[0], {
+        text: 'echo: hello',
+        mediaType: 'text/plain',
+      });
       tt.same(task.metadata, { echoed: true }, 'Struct metadata crosses intact');
       const seen = h.agent.lastCall();
       tt.equal(seen?.text, 'hello');
       tt.equal(seen?.version, '1.0', 'upstream sees A2A-Version 1.0');
-      tt.equal(seen?.headers['a2a-extensions'], 'https://example.com/ext/a/v1,https://example.com/ext/b/v1', 'extensions comma-joined');
+      tt.equal(
+        seen?.headers['a2a-extensions'],
+        'https://example.com/ext/a/v1,https://example.com/ext/b/v1',
+        'extensions comma-joined',
+      );
       tt.equal(seen?.headers.traceparent, TRACEPARENT, 'traceparent forwarded');
       tt.equal(seen?.headers.authorization, 'Bearer secret-token', 'Authorization forwarded');
       tt.equal(seen?.headers['x-allowed'], 'yes', 'allow-listed header forwarded');
@@ -75,12 +96,15 @@ for (const inbound of BINDINGS) {
 
       // SendMessage → a Message (the other member of the oneof).
       const msg = await call(h.gateway, 'SendMessage', { message: userMessage('message') }, opts);
-      tt.equal(((msg.result?.message as JsonObject)?.role), 'ROLE_AGENT', 'Message reply');
+      tt.equal((msg.result?.message as JsonObject)?.role, 'ROLE_AGENT', 'Message reply');
 
       const got = await call(h.gateway, 'GetTask', { id, historyLength: 1 }, opts);
       tt.equal(got.result?.id, id, 'GetTask');
       const listed = await call(h.gateway, 'ListTasks', { pageSize: 100 }, opts);
-      tt.ok((listed.result?.tasks as JsonObject[]).some((x) => x.id === id), 'ListTasks has the task');
+      tt.ok(
+        (listed.result?.tasks as JsonObject[]).some((x) => x.id === id),
+        'ListTasks has the task',
+      );
       tt.equal(listed.result?.pageSize, 100, 'ListTasks pageSize');
 
       const waiting = await call(h.gateway, 'SendMessage', { message: userMessage('input') }, opts);
@@ -104,20 +128,48 @@ for (const inbound of BINDINGS) {
       tt.match(card.result?.name, /Echo Agent/, 'GetExtendedAgentCard');
 
       // A2A errors from the upstream, in the caller's binding.
-      assertError(tt, inbound, await call(h.gateway, 'GetTask', { id: 'no-such-task' }, opts), 'TASK_NOT_FOUND', 'no-such-task');
+      assertError(
+        tt,
+        inbound,
+        await call(h.gateway, 'GetTask', { id: 'no-such-task' }, opts),
+        'TASK_NOT_FOUND',
+        'no-such-task',
+      );
       assertError(tt, inbound, await call(h.gateway, 'CancelTask', { id }, opts), 'TASK_NOT_CANCELABLE', id);
-      assertError(tt, inbound, await call(h.gateway, 'CreateTaskPushNotificationConfig', { taskId: id, url: 'https://example.com/h' }, noPush), 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+      assertError(
+        tt,
+        inbound,
+        await call(h.gateway, 'CreateTaskPushNotificationConfig', { taskId: id, url: 'https://example.com/h' }, noPush),
+        'PUSH_NOTIFICATION_NOT_SUPPORTED',
+      );
       const upstreamInvalid = await call(h.gateway, 'ListTasks', { pageSize: 1000 }, opts);
       assertError(tt, inbound, upstreamInvalid, 'INVALID_PARAMS', 'pageSize');
-      tt.ok(upstreamInvalid.details?.some((d) => d.reason === 'INVALID_PARAMS'), "the upstream's ErrorInfo is kept");
+      tt.ok(
+        upstreamInvalid.details?.some((d) => d.reason === 'INVALID_PARAMS'),
+        "the upstream's ErrorInfo is kept",
+      );
 
       // Errors the gateway itself answers, before any upstream call.
-      const badVersion = await call(h.gateway, 'GetTask', { id }, { ...opts, headers: { ...opts.headers, 'a2a-version': '2.0' } });
+      const badVersion = await call(
+        h.gateway,
+        'GetTask',
+        { id },
+        { ...opts, headers: { ...opts.headers, 'a2a-version': '2.0' } },
+      );
       assertError(tt, inbound, badVersion, 'VERSION_NOT_SUPPORTED', '2.0');
-      const missing = await call(h.gateway, 'SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } }, opts);
+      const missing = await call(
+        h.gateway,
+        'SendMessage',
+        { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } },
+        opts,
+      );
       assertError(tt, inbound, missing, 'INVALID_PARAMS');
       const bad = missing.details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
-      tt.same(bad?.fieldViolations, [{ field: 'message.parts', description: 'message.parts is required' }], 'BadRequest names the field');
+      tt.same(
+        bad?.fieldViolations,
+        [{ field: 'message.parts', description: 'message.parts is required' }],
+        'BadRequest names the field',
+      );
     });
   }
 }

@@ -22,12 +22,19 @@ const down = await refusedPort();
 const slow = await brokenHttp((req, res) => {
   let body = '';
   req.on('data', (d: Buffer) => (body += d.toString()));
-  req.on('end', () => setTimeout(() => {
-    if (req.method === 'GET') return res.writeHead(404).end();
-    const { id } = JSON.parse(body) as { id: number };
-    res.writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ jsonrpc: '2.0', id, result: { message: { messageId: 'slow', role: 'ROLE_AGENT', parts: [{ text: 'late but here' }] } } }));
-  }, 800));
+  req.on('end', () =>
+    setTimeout(() => {
+      if (req.method === 'GET') return res.writeHead(404).end();
+      const { id } = JSON.parse(body) as { id: number };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          result: { message: { messageId: 'slow', role: 'ROLE_AGENT', parts: [{ text: 'late but here' }] } },
+        }),
+      );
+    }, 800),
+  );
 });
 t.teardown(async () => {
   closeGrpcClients();
@@ -35,9 +42,18 @@ t.teardown(async () => {
 });
 
 const cardOf = (b: string) => (b === 'GRPC' ? { card: { url: `${agent.httpUrl}/.well-known/agent-card.json` } } : {});
-const baseRoutes = BINDINGS.map((b) => ({ name: `up-${slug(b)}`, match: { pathPrefix: `/up-${slug(b)}`, tenant: `up-${slug(b)}` }, upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' }, ...cardOf(b) }));
+const baseRoutes = BINDINGS.map((b) => ({
+  name: `up-${slug(b)}`,
+  match: { pathPrefix: `/up-${slug(b)}`, tenant: `up-${slug(b)}` },
+  upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' },
+  ...cardOf(b),
+}));
 const config = (extra: Record<string, unknown> = {}, routes: unknown[] = baseRoutes) => ({
-  listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 }, log: { level: 'info' }, shutdownGraceMs: 400, routes, ...extra,
+  listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+  log: { level: 'info' },
+  shutdownGraceMs: 400,
+  routes,
+  ...extra,
 });
 const gw = (p: GatewayProcess) => ({ httpUrl: `http://${p.http}`, grpcAddress: p.grpc }) as never;
 
@@ -48,7 +64,9 @@ async function get(url: string): Promise<{ status: number; text: string }> {
 
 function healthCheck(address: string, service: string): Promise<number | string> {
   const req = Buffer.concat([Buffer.from([0x0a, Buffer.byteLength(service)]), Buffer.from(service)]);
-  return callGrpcRaw(address, 'Check' as never, req, {}, '/grpc.health.v1.Health/Check').then((r) => (r.err ? r.err.code === grpc.status.NOT_FOUND ? 'unknown service' : `error ${r.err.code}` : r.value![1]!));
+  return callGrpcRaw(address, 'Check' as never, req, {}, '/grpc.health.v1.Health/Check').then((r) =>
+    r.err ? (r.err.code === grpc.status.NOT_FOUND ? 'unknown service' : `error ${r.err.code}`) : r.value![1]!,
+  );
 }
 
 async function until(cond: () => Promise<boolean> | boolean, ms = 10_000): Promise<boolean> {
@@ -61,36 +79,74 @@ async function until(cond: () => Promise<boolean> | boolean, ms = 10_000): Promi
 }
 
 t.test('health, readiness, metrics, reflection', async (tt) => {
-  const p = await startGatewayProcess(config({}, [...baseRoutes, { name: 'down', match: { pathPrefix: '/down' }, upstream: { url: `http://127.0.0.1:${down}`, binding: 'auto' } }]));
+  const p = await startGatewayProcess(
+    config({}, [
+      ...baseRoutes,
+      { name: 'down', match: { pathPrefix: '/down' }, upstream: { url: `http://127.0.0.1:${down}`, binding: 'auto' } },
+    ]),
+  );
   tt.teardown(() => p.stop());
   tt.same(await get(`http://${p.http}/healthz`), { status: 200, text: '{"status":"ok"}' }, '/healthz');
   const ready = await get(`http://${p.http}/readyz`);
   tt.equal(ready.status, 503, '/readyz: not ready while an upstream is down');
   const body = JSON.parse(ready.text) as { routes: Array<{ name: string; ready: boolean; reason?: string }> };
-  tt.match(body.routes.find((r) => r.name === 'down'), { ready: false, reason: /agent card/ }, 'names the route and why');
-  tt.ok(body.routes.filter((r) => r.name !== 'down').every((r) => r.ready), 'the others are ready');
+  tt.match(
+    body.routes.find((r) => r.name === 'down'),
+    { ready: false, reason: /agent card/ },
+    'names the route and why',
+  );
+  tt.ok(
+    body.routes.filter((r) => r.name !== 'down').every((r) => r.ready),
+    'the others are ready',
+  );
   tt.equal(await healthCheck(p.grpc, ''), 1, 'gRPC health: the gateway is SERVING');
-  tt.ok(await until(async () => (await healthCheck(p.grpc, 'a2a-gateway.route.down')) === 2), 'gRPC health: the down route is NOT_SERVING');
-  tt.ok(await until(async () => (await healthCheck(p.grpc, 'a2a-gateway.route.up-rest')) === 1), 'gRPC health: a ready route is SERVING');
+  tt.ok(
+    await until(async () => (await healthCheck(p.grpc, 'a2a-gateway.route.down')) === 2),
+    'gRPC health: the down route is NOT_SERVING',
+  );
+  tt.ok(
+    await until(async () => (await healthCheck(p.grpc, 'a2a-gateway.route.up-rest')) === 1),
+    'gRPC health: a ready route is SERVING',
+  );
 
-  for (const inbound of BINDINGS) for (const upstream of BINDINGS) {
-    await CALLERS[inbound](gw(p), 'SendMessage', { message: userMessage('metric') }, { tenant: `up-${slug(upstream)}`, prefix: `/up-${slug(upstream)}` });
-  }
+  for (const inbound of BINDINGS)
+    for (const upstream of BINDINGS) {
+      await CALLERS[inbound](
+        gw(p),
+        'SendMessage',
+        { message: userMessage('metric') },
+        { tenant: `up-${slug(upstream)}`, prefix: `/up-${slug(upstream)}` },
+      );
+    }
   await CALLERS.JSONRPC(gw(p), 'GetTask', { id: 'nope' }, { tenant: 'up-grpc', prefix: '/up-grpc' });
   const metrics = (await get(`http://${p.http}/metrics`)).text;
-  for (const inbound of BINDINGS) for (const upstream of BINDINGS) {
-    const line = `a2a_gateway_calls_total{route="up-${slug(upstream)}",method="SendMessage",inbound="${inbound}",upstream="${upstream}",outcome="OK"} 1`;
-    tt.ok(metrics.includes(line), `metrics: ${inbound} → ${upstream}`);
-  }
-  tt.match(metrics, 'a2a_gateway_calls_total{route="up-grpc",method="GetTask",inbound="JSONRPC",upstream="GRPC",outcome="TASK_NOT_FOUND"} 1', 'outcome is the error reason');
+  for (const inbound of BINDINGS)
+    for (const upstream of BINDINGS) {
+      const line = `a2a_gateway_calls_total{route="up-${slug(upstream)}",method="SendMessage",inbound="${inbound}",upstream="${upstream}",outcome="OK"} 1`;
+      tt.ok(metrics.includes(line), `metrics: ${inbound} → ${upstream}`);
+    }
+  tt.match(
+    metrics,
+    'a2a_gateway_calls_total{route="up-grpc",method="GetTask",inbound="JSONRPC",upstream="GRPC",outcome="TASK_NOT_FOUND"} 1',
+    'outcome is the error reason',
+  );
   tt.match(metrics, /a2a_gateway_call_duration_seconds_bucket\{/, 'latency histogram');
-  tt.match(metrics, /a2a_gateway_upstream_duration_seconds_count\{route="up-rest",method="SendMessage",upstream="HTTP\+JSON"\} 3/, 'upstream part');
+  tt.match(
+    metrics,
+    /a2a_gateway_upstream_duration_seconds_count\{route="up-rest",method="SendMessage",upstream="HTTP\+JSON"\} 3/,
+    'upstream part',
+  );
   tt.match(metrics, /a2a_gateway_card_refreshes_total\{route="down",outcome="failed"\}/, 'card refreshes');
   tt.match(metrics, /a2a_gateway_process_resident_memory_bytes/, 'process metrics');
   tt.notMatch(metrics, /task-|[0-9a-f]{8}-[0-9a-f]{4}-/, 'no task ids in labels');
 
-  const reflectionProto = join(dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')), 'build/proto/grpc/reflection/v1/reflection.proto');
-  const def = grpc.loadPackageDefinition(protoLoader.loadSync(reflectionProto)) as unknown as { grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } } };
+  const reflectionProto = join(
+    dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')),
+    'build/proto/grpc/reflection/v1/reflection.proto',
+  );
+  const def = grpc.loadPackageDefinition(protoLoader.loadSync(reflectionProto)) as unknown as {
+    grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } };
+  };
   const client = new def.grpc.reflection.v1.ServerReflection(p.grpc, grpc.credentials.createInsecure());
   const services = await new Promise<string[]>((resolve, reject) => {
     const call = client.ServerReflectionInfo!();
@@ -118,8 +174,13 @@ t.test('the admin listener keeps operations off the public port', async (tt) => 
 t.test('reload: file change and SIGHUP, valid and invalid', async (tt) => {
   const p = await startGatewayProcess(config());
   tt.teardown(() => p.stop());
-  const newRoute = { name: 'added', match: { pathPrefix: '/added' }, upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' } };
-  const send = (prefix: string, tenant = '') => CALLERS.JSONRPC(gw(p), 'SendMessage', { message: userMessage('r') }, { tenant, prefix });
+  const newRoute = {
+    name: 'added',
+    match: { pathPrefix: '/added' },
+    upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' },
+  };
+  const send = (prefix: string, tenant = '') =>
+    CALLERS.JSONRPC(gw(p), 'SendMessage', { message: userMessage('r') }, { tenant, prefix });
   tt.equal((await send('/added')).code, -32050, 'before: no such route');
   p.writeConfig(config({}, [...baseRoutes, newRoute]));
   tt.ok(await until(async () => (await send('/added')).ok), 'a valid file change adds the route');
@@ -127,7 +188,11 @@ t.test('reload: file change and SIGHUP, valid and invalid', async (tt) => {
   p.writeConfig({ routes: [{ name: 'broken', upstream: { binding: 'SOAP' } }] });
   tt.ok(await until(() => p.logs.some((l) => String(l.msg).includes('NOT reloaded'))), 'an invalid file is logged');
   const rejected = p.logs.find((l) => String(l.msg).includes('NOT reloaded'));
-  tt.match((rejected?.problems as string[]).join('\n'), /routes\[0\]: missing required field "upstream"|routes\[0\].upstream/, 'with exactly what is wrong');
+  tt.match(
+    (rejected?.problems as string[]).join('\n'),
+    /routes\[0\]: missing required field "upstream"|routes\[0\].upstream/,
+    'with exactly what is wrong',
+  );
   tt.equal((await send('/added')).ok, true, 'and the previous configuration stays in force');
   p.writeConfig(config());
   await until(async () => (await send('/added')).code === -32050);
@@ -137,16 +202,35 @@ t.test('reload: file change and SIGHUP, valid and invalid', async (tt) => {
 });
 
 t.test('drain on SIGTERM: unary calls finish, streams end with an error event, exit 0', async (tt) => {
-  const p = await startGatewayProcess(config({}, [...baseRoutes, { name: 'slow', match: { pathPrefix: '/slow' }, upstream: { url: `${slow.url}/rpc`, binding: 'JSONRPC' } }]));
-  const stream = streamRest(gw(p), 'SendStreamingMessage', { message: userMessage('hold') }, { tenant: 'up-jsonrpc', prefix: '/up-jsonrpc' });
+  const p = await startGatewayProcess(
+    config({}, [
+      ...baseRoutes,
+      { name: 'slow', match: { pathPrefix: '/slow' }, upstream: { url: `${slow.url}/rpc`, binding: 'JSONRPC' } },
+    ]),
+  );
+  const stream = streamRest(
+    gw(p),
+    'SendStreamingMessage',
+    { message: userMessage('hold') },
+    { tenant: 'up-jsonrpc', prefix: '/up-jsonrpc' },
+  );
   await until(() => agent.openCalls() > 0);
-  const unary = CALLERS.JSONRPC(gw(p), 'SendMessage', { message: userMessage('slow') }, { tenant: '', prefix: '/slow' });
+  const unary = CALLERS.JSONRPC(
+    gw(p),
+    'SendMessage',
+    { message: userMessage('slow') },
+    { tenant: '', prefix: '/slow' },
+  );
   await new Promise((r) => setTimeout(r, 100));
   p.child.kill('SIGTERM');
   const [u, s, code] = await Promise.all([unary, stream, p.exited]);
   tt.equal(u.ok, true, 'the unary call in flight finished');
   tt.equal(((u.result?.message as JsonObject)?.parts as JsonObject[])?.[0]?.text, 'late but here');
-  tt.same(s.events.map((e) => Object.keys(e)[0]), ['task', 'statusUpdate'], 'the stream got its events');
+  tt.same(
+    s.events.map((e) => Object.keys(e)[0]),
+    ['task', 'statusUpdate'],
+    'the stream got its events',
+  );
   tt.same([s.error?.afterEvents, s.error?.code], [true, 'UNAVAILABLE'], 'then a final error event');
   tt.match(s.error?.message, 'shutting down');
   tt.equal(code, 0, 'exit 0');

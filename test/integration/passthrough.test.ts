@@ -14,11 +14,24 @@ import { STREAM_CALLERS } from '../helpers/streams.js';
 
 const agent = await startEchoAgent({ bindings: BINDINGS });
 const lines: Array<Record<string, unknown>> = [];
-const sink = new Writable({ write(c: Buffer, _e, cb) { for (const l of c.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>); cb(); } });
+const sink = new Writable({
+  write(c: Buffer, _e, cb) {
+    for (const l of c.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+    cb();
+  },
+});
 // One gateway per binding: a pass-through route at the root (gRPC reaches only tenantless routes by :authority or root).
 const gateways = new Map<Binding, Awaited<ReturnType<typeof startGateway>>>();
 for (const b of BINDINGS) {
-  gateways.set(b, await startGateway(gatewayConfig([{ name: `pt-${b}`, upstream: { url: agent.urlFor(b), binding: b }, passThrough: true, maxBodyBytes: 4096 }]), pino({ level: 'info' }, sink)));
+  gateways.set(
+    b,
+    await startGateway(
+      gatewayConfig([
+        { name: `pt-${b}`, upstream: { url: agent.urlFor(b), binding: b }, passThrough: true, maxBodyBytes: 4096 },
+      ]),
+      pino({ level: 'info' }, sink),
+    ),
+  );
 }
 t.teardown(async () => {
   closeGrpcClients();
@@ -43,6 +56,9 @@ for (const b of BINDINGS) {
     const big = await CALLERS[b](gw, 'SendMessage', { message: userMessage('x'.repeat(8000)) }, opts);
     if (b === 'GRPC') tt.equal(big.code, 8, 'the size limit stays (RESOURCE_EXHAUSTED from the listener)');
     else tt.equal(big.details?.find((d) => d.reason)?.reason, 'PAYLOAD_TOO_LARGE', 'the size limit stays');
-    tt.ok(lines.some((l) => l.msg === 'call' && l.passThrough === true && l.route === `pt-${b}`), 'logged as pass-through');
+    tt.ok(
+      lines.some((l) => l.msg === 'call' && l.passThrough === true && l.route === `pt-${b}`),
+      'logged as pass-through',
+    );
   });
 }

@@ -11,14 +11,22 @@ import { request } from 'undici';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-interface Curl { method: string; url: string; headers: Record<string, string>; body?: string }
+interface Curl {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
 
 /** The curl commands of the README's "Try it" section, with quoting undone. */
 function readmeCurls(): Curl[] {
   const readme = readFileSync(`${ROOT}README.md`, 'utf8');
   const section = readme.slice(readme.indexOf('## Try it'), readme.indexOf('## Quick start'));
   const block = section.slice(section.indexOf('```sh') + 5, section.indexOf('```', section.indexOf('```sh') + 5));
-  const commands = block.replace(/\\\n\s*/g, ' ').split('\n').filter((l) => l.startsWith('curl '));
+  const commands = block
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .filter((l) => l.startsWith('curl '));
   return commands.map((line) => {
     const tokens = [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? '');
     const c: Curl = { method: 'GET', url: '', headers: {} };
@@ -38,7 +46,11 @@ function readmeCurls(): Curl[] {
 t.test('npm start serves the gRPC-only demo agent as the README shows', async (tt) => {
   const curls = readmeCurls();
   tt.equal(curls.length, 5, 'five curl commands in "Try it"');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/demo/start.ts', '--config', 'config/gateway.yaml', '--http-port', '0', '--grpc-port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/demo/start.ts', '--config', 'config/gateway.yaml', '--http-port', '0', '--grpc-port', '0'],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   tt.teardown(() => {
     child.kill('SIGTERM');
   });
@@ -55,14 +67,22 @@ t.test('npm start serves the gRPC-only demo agent as the README shows', async (t
   const answers: unknown[] = [];
   for (const c of curls) {
     const url = c.url.replace('http://127.0.0.1:8080', `http://${http}`).replace('TASK_ID', taskId);
-    const res = await request(url, { method: c.method as 'GET', headers: c.headers, ...(c.body ? { body: c.body } : {}) });
+    const res = await request(url, {
+      method: c.method as 'GET',
+      headers: c.headers,
+      ...(c.body ? { body: c.body } : {}),
+    });
     const json = (await res.body.json()) as Record<string, any>;
     answers.push(json);
     tt.equal(res.statusCode, 200, `${c.method} ${c.url}: 200`);
     taskId ||= json.task?.id ?? '';
   }
   const [card, rest, rpc, got, missing] = answers as Array<Record<string, any>>;
-  tt.same(card!.supportedInterfaces.map((i: { protocolBinding: string }) => i.protocolBinding), ['GRPC', 'JSONRPC', 'HTTP+JSON'], "the card: the agent's own binding first, then the gateway's others");
+  tt.same(
+    card!.supportedInterfaces.map((i: { protocolBinding: string }) => i.protocolBinding),
+    ['GRPC', 'JSONRPC', 'HTTP+JSON'],
+    "the card: the agent's own binding first, then the gateway's others",
+  );
   tt.equal(rest!.task.artifacts[0].parts[0].text, 'echo: hello', 'REST SendMessage reached the gRPC agent');
   tt.equal(rpc!.result.task.artifacts[0].parts[0].text, 'echo: hi', 'JSON-RPC SendMessage reached the gRPC agent');
   tt.equal(got!.id, taskId, 'REST GetTask');

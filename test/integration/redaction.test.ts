@@ -20,40 +20,101 @@ const echoing = await brokenHttp((req, res) => {
   req.on('end', () => {
     const id = (JSON.parse(body) as { id: unknown }).id;
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32001, message: `not found; you sent ${JSON.stringify(req.headers)} ${body}`, data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { echo: body } }] } }));
+    res.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32001,
+          message: `not found; you sent ${JSON.stringify(req.headers)} ${body}`,
+          data: [
+            {
+              '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+              reason: 'TASK_NOT_FOUND',
+              domain: 'a2a-protocol.org',
+              metadata: { echo: body },
+            },
+          ],
+        },
+      }),
+    );
   });
 });
 const lines: string[] = [];
-const sink = new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(...chunk.toString().split('\n').filter(Boolean)); cb(); } });
-const gw = await startGateway(gatewayConfig([
-  { name: 'echo', match: { pathPrefix: '/e', tenant: 'e' }, upstream: { url: echoing.url, binding: 'JSONRPC', tenant: 'clear', credentials: 'forward' }, forwardHeaders: ['cookie'],
-    auth: { apiKey: { name: 'X-API-Key', keys: [{ id: 'k', key: API_KEY }] } }, card: { file: new URL('../../config/demo-agent-card.json', import.meta.url).pathname } },
-]), pino({ level: 'info', redact: REDACT_PATHS }, sink));
+const sink = new Writable({
+  write(chunk: Buffer, _enc, cb) {
+    lines.push(...chunk.toString().split('\n').filter(Boolean));
+    cb();
+  },
+});
+const gw = await startGateway(
+  gatewayConfig([
+    {
+      name: 'echo',
+      match: { pathPrefix: '/e', tenant: 'e' },
+      upstream: { url: echoing.url, binding: 'JSONRPC', tenant: 'clear', credentials: 'forward' },
+      forwardHeaders: ['cookie'],
+      auth: { apiKey: { name: 'X-API-Key', keys: [{ id: 'k', key: API_KEY }] } },
+      card: { file: new URL('../../config/demo-agent-card.json', import.meta.url).pathname },
+    },
+  ]),
+  pino({ level: 'info', redact: REDACT_PATHS }, sink),
+);
 t.teardown(async () => {
   closeGrpcClients();
   await gw.close();
   await echoing.close();
 });
 
-t.test('an upstream echoing credentials back: redacted in the caller error and the log line, on every binding', async (tt) => {
-  const params = { taskId: 't1', url: 'https://hooks.example.com/a2a', authentication: { scheme: 'Bearer', credentials: PUSH_SECRET } };
-  for (const inbound of BINDINGS) {
-    const headers = { authorization: `Bearer ${TOKEN}`, cookie: `sid=${TOKEN}-cookie`, 'x-api-key': API_KEY };
-    const r = await CALLERS[inbound](gw, 'CreateTaskPushNotificationConfig', params, { tenant: 'e', prefix: '/e', headers });
-    tt.notOk(r.ok, `${inbound}: the upstream error comes back`);
-    const seen = JSON.stringify([r.message, r.details]);
-    tt.match(r.message, /\[REDACTED\]/, `${inbound}: redacted marks in the message`);
-    for (const secret of [TOKEN, PUSH_SECRET, API_KEY]) tt.notOk(seen.includes(secret), `${inbound}: ${secret.slice(0, 8)}… not in the error`);
-  }
-  const all = lines.join('\n');
-  for (const secret of [TOKEN, PUSH_SECRET, API_KEY]) tt.notOk(all.includes(secret), `${secret.slice(0, 8)}… in no log line`);
-  tt.ok(lines.some((l) => (JSON.parse(l) as { error?: string }).error?.includes('[REDACTED]')), 'the log line keeps the redacted error');
-});
+t.test(
+  'an upstream echoing credentials back: redacted in the caller error and the log line, on every binding',
+  async (tt) => {
+    const params = {
+      taskId: 't1',
+      url: 'https://hooks.example.com/a2a',
+      authentication: { scheme: 'Bearer', credentials: PUSH_SECRET },
+    };
+    for (const inbound of BINDINGS) {
+      const headers = { authorization: `Bearer ${TOKEN}`, cookie: `sid=${TOKEN}-cookie`, 'x-api-key': API_KEY };
+      const r = await CALLERS[inbound](gw, 'CreateTaskPushNotificationConfig', params, {
+        tenant: 'e',
+        prefix: '/e',
+        headers,
+      });
+      tt.notOk(r.ok, `${inbound}: the upstream error comes back`);
+      const seen = JSON.stringify([r.message, r.details]);
+      tt.match(r.message, /\[REDACTED\]/, `${inbound}: redacted marks in the message`);
+      for (const secret of [TOKEN, PUSH_SECRET, API_KEY])
+        tt.notOk(seen.includes(secret), `${inbound}: ${secret.slice(0, 8)}… not in the error`);
+    }
+    const all = lines.join('\n');
+    for (const secret of [TOKEN, PUSH_SECRET, API_KEY])
+      tt.notOk(all.includes(secret), `${secret.slice(0, 8)}… in no log line`);
+    tt.ok(
+      lines.some((l) => (JSON.parse(l) as { error?: string }).error?.includes('[REDACTED]')),
+      'the log line keeps the redacted error',
+    );
+  },
+);
 
 t.test('pino drops credential-named keys from logged objects', async (tt) => {
   const out: string[] = [];
-  const log = pino({ redact: REDACT_PATHS }, new Writable({ write(c: Buffer, _e, cb) { out.push(c.toString()); cb(); } }));
-  log.info({ req: { headers: { authorization: TOKEN, cookie: TOKEN } }, call: { 'x-api-key': API_KEY, authentication: { credentials: PUSH_SECRET } } }, 'x');
+  const log = pino(
+    { redact: REDACT_PATHS },
+    new Writable({
+      write(c: Buffer, _e, cb) {
+        out.push(c.toString());
+        cb();
+      },
+    }),
+  );
+  log.info(
+    {
+      req: { headers: { authorization: TOKEN, cookie: TOKEN } },
+      call: { 'x-api-key': API_KEY, authentication: { credentials: PUSH_SECRET } },
+    },
+    'x',
+  );
   const text = out.join('');
   for (const secret of [TOKEN, API_KEY, PUSH_SECRET]) tt.notOk(text.includes(secret), `${secret.slice(0, 8)}… dropped`);
 });

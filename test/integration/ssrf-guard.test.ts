@@ -11,35 +11,79 @@ import type { JsonObject } from '../../src/proto/protojson.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig } from '../helpers/harness.js';
 
 const agent = await startEchoAgent({ bindings: ['JSONRPC'] });
-const gw = await startGateway(gatewayConfig([
-  { name: 'guarded', upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const } },
-  { name: 'open', match: { pathPrefix: '/open', tenant: 'open' }, upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const }, ssrfGuard: false },
-]), pino({ level: 'silent' }));
+const gw = await startGateway(
+  gatewayConfig([
+    { name: 'guarded', upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const } },
+    {
+      name: 'open',
+      match: { pathPrefix: '/open', tenant: 'open' },
+      upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const },
+      ssrfGuard: false,
+    },
+  ]),
+  pino({ level: 'silent' }),
+);
 t.teardown(async () => {
   closeGrpcClients();
   await gw.close();
   await agent.close();
 });
 
-const withFile = (url: string, text = 'see file'): JsonObject => ({ message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }, { url, mediaType: 'application/pdf' }] } });
+const withFile = (url: string, text = 'see file'): JsonObject => ({
+  message: {
+    messageId: `m-${Math.random()}`,
+    role: 'ROLE_USER',
+    parts: [{ text }, { url, mediaType: 'application/pdf' }],
+  },
+});
 
 t.test('unsafe URLs', async (tt) => {
-  for (const url of ['file:///etc/passwd', 'gopher://x', 'http://127.0.0.1:8080/', 'http://localhost/x', 'http://169.254.169.254/latest/meta-data', 'http://10.1.2.3/', 'http://192.168.0.1/', 'http://172.20.0.1/', 'http://[::1]/', 'http://[fe80::1]/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/', 'not a url']) {
+  for (const url of [
+    'file:///etc/passwd',
+    'gopher://x',
+    'http://127.0.0.1:8080/',
+    'http://localhost/x',
+    'http://169.254.169.254/latest/meta-data',
+    'http://10.1.2.3/',
+    'http://192.168.0.1/',
+    'http://172.20.0.1/',
+    'http://[::1]/',
+    'http://[fe80::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://0.0.0.0/',
+    'not a url',
+  ]) {
     tt.ok(unsafeUrl(url), `${url}: refused`);
   }
-  for (const url of ['https://example.com/file.pdf', 'http://203.0.113.7/a', 'http://[2001:db8::1]/']) tt.equal(unsafeUrl(url), undefined, `${url}: allowed`);
+  for (const url of ['https://example.com/file.pdf', 'http://203.0.113.7/a', 'http://[2001:db8::1]/'])
+    tt.equal(unsafeUrl(url), undefined, `${url}: allowed`);
 });
 
 t.test('refused in the caller binding before the upstream is called', async (tt) => {
   for (const inbound of BINDINGS) {
-    const r = await CALLERS[inbound](gw, 'SendMessage', withFile('http://169.254.169.254/latest', `refused ${inbound}`), { tenant: '', prefix: '' });
+    const r = await CALLERS[inbound](
+      gw,
+      'SendMessage',
+      withFile('http://169.254.169.254/latest', `refused ${inbound}`),
+      { tenant: '', prefix: '' },
+    );
     tt.equal(r.ok, false, `${inbound}: refused`);
     const bad = r.details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
-    tt.match((bad?.fieldViolations as Array<{ field: string }>)?.[0]?.field, 'message.parts[1].url', `${inbound}: names the part`);
+    tt.match(
+      (bad?.fieldViolations as Array<{ field: string }>)?.[0]?.field,
+      'message.parts[1].url',
+      `${inbound}: names the part`,
+    );
     tt.not(agent.lastCall()?.text, `refused ${inbound}`, 'the agent was not called');
-    const ok = await CALLERS[inbound](gw, 'SendMessage', withFile('https://example.com/report.pdf'), { tenant: '', prefix: '' });
+    const ok = await CALLERS[inbound](gw, 'SendMessage', withFile('https://example.com/report.pdf'), {
+      tenant: '',
+      prefix: '',
+    });
     tt.equal(ok.ok, true, `${inbound}: a public URL passes`);
   }
-  const open = await CALLERS.JSONRPC(gw, 'SendMessage', withFile('http://127.0.0.1/x'), { tenant: 'open', prefix: '/open' });
+  const open = await CALLERS.JSONRPC(gw, 'SendMessage', withFile('http://127.0.0.1/x'), {
+    tenant: 'open',
+    prefix: '/open',
+  });
   tt.equal(open.ok, true, 'ssrfGuard: false lets it through');
 });

@@ -29,15 +29,35 @@ for (const inbound of BINDINGS) {
       await until(() => h.agent.openCalls() === 0);
       const timersBefore = timers();
       const openWhenReceived: number[] = [];
-      const opts = { tenant: `up-${slug(upstream)}`, prefix: `/up-${slug(upstream)}`, take: 2, onEvent: () => openWhenReceived.push(h.agent.openCalls()) };
-      const r = await STREAM_CALLERS[inbound](h.gateway, 'SendStreamingMessage', { message: userMessage('hold') }, opts);
+      const opts = {
+        tenant: `up-${slug(upstream)}`,
+        prefix: `/up-${slug(upstream)}`,
+        take: 2,
+        onEvent: () => openWhenReceived.push(h.agent.openCalls()),
+      };
+      const r = await STREAM_CALLERS[inbound](
+        h.gateway,
+        'SendStreamingMessage',
+        { message: userMessage('hold') },
+        opts,
+      );
       const hungUpAt = Date.now();
-      tt.same(r.events.map((e) => Object.keys(e)[0]), ['task', 'statusUpdate'], 'the first two events arrived');
-      tt.ok(openWhenReceived.every((n) => n >= 1), 'each while the upstream still held the stream open');
+      tt.same(
+        r.events.map((e) => Object.keys(e)[0]),
+        ['task', 'statusUpdate'],
+        'the first two events arrived',
+      );
+      tt.ok(
+        openWhenReceived.every((n) => n >= 1),
+        'each while the upstream still held the stream open',
+      );
       tt.ok(await until(() => h.agent.openCalls() === 0), 'the upstream call was aborted');
       latencies.push(h.agent.lastClosedAt() - hungUpAt);
       tt.comment(`upstream abort observed ${h.agent.lastClosedAt() - hungUpAt} ms after the caller hung up`);
-      tt.ok(await until(() => timers() <= timersBefore), `no timer left behind (${timers()} vs ${timersBefore} before)`);
+      tt.ok(
+        await until(() => timers() <= timersBefore),
+        `no timer left behind (${timers()} vs ${timersBefore} before)`,
+      );
     });
   }
 }

@@ -15,13 +15,21 @@ import { A2AError } from '../../src/errors/a2a-error.js';
 import { CATALOGUE, GRPC_CODES, type ErrorName } from '../../src/errors/catalogue.js';
 import { fromJson } from '../../src/proto/protojson.js';
 import { startGateway } from '../../src/server/gateway.js';
-import { brokenGrpcStream, brokenSse, STREAM_EVENTS, type Broken, type BreakMode } from '../helpers/broken-upstreams.js';
+import {
+  brokenGrpcStream,
+  brokenSse,
+  STREAM_EVENTS,
+  type Broken,
+  type BreakMode,
+} from '../helpers/broken-upstreams.js';
 import { BINDINGS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
 import { STREAM_CALLERS } from '../helpers/streams.js';
 
 const StreamResponse = methodInfo('SendStreamingMessage').responseType;
-const encode = (json: unknown): Buffer => Buffer.from(StreamResponse.encode(StreamResponse.fromObject(fromJson(StreamResponse, json))).finish());
-const vanished = () => toServiceError(A2AError.of('TASK_NOT_FOUND', 'task vanished', { metadata: { taskId: 't-broken' } }));
+const encode = (json: unknown): Buffer =>
+  Buffer.from(StreamResponse.encode(StreamResponse.fromObject(fromJson(StreamResponse, json))).finish());
+const vanished = () =>
+  toServiceError(A2AError.of('TASK_NOT_FOUND', 'task vanished', { metadata: { taskId: 't-broken' } }));
 
 const MODES: BreakMode[] = ['error', 'drop', 'stall', 'huge'];
 const upstreams: Array<{ binding: Binding; mode: BreakMode; server: Broken }> = [];
@@ -32,14 +40,19 @@ for (const mode of MODES) {
     upstreams.push({ binding, mode, server });
   }
 }
-const gw = await startGateway(gatewayConfig(upstreams.map(({ binding, mode, server }) => ({
-  name: `${mode}-${slug(binding)}`,
-  match: { pathPrefix: `/${mode}-${slug(binding)}`, tenant: `${mode}-${slug(binding)}` },
-  upstream: { url: binding === 'JSONRPC' ? `${server.url}/rpc` : server.url, binding, tenant: 'clear' as const },
-  streamIdleTimeoutMs: 300,
-  sseKeepAliveMs: 50,
-  maxSseEventBytes: 4096,
-}))), pino({ level: 'silent' }));
+const gw = await startGateway(
+  gatewayConfig(
+    upstreams.map(({ binding, mode, server }) => ({
+      name: `${mode}-${slug(binding)}`,
+      match: { pathPrefix: `/${mode}-${slug(binding)}`, tenant: `${mode}-${slug(binding)}` },
+      upstream: { url: binding === 'JSONRPC' ? `${server.url}/rpc` : server.url, binding, tenant: 'clear' as const },
+      streamIdleTimeoutMs: 300,
+      sseKeepAliveMs: 50,
+      maxSseEventBytes: 4096,
+    })),
+  ),
+  pino({ level: 'silent' }),
+);
 t.teardown(async () => {
   closeGrpcClients();
   await gw.close();
@@ -60,8 +73,14 @@ for (const { binding: upstream, mode } of upstreams) {
       const r = await STREAM_CALLERS[inbound](gw, 'SendStreamingMessage', { message: userMessage('x') }, opts);
       tt.same(r.events, STREAM_EVENTS, `${inbound}: both events, unchanged`);
       tt.equal(r.error?.afterEvents, true, `${inbound}: then an error, not a clean end`);
-      if (inbound === 'JSONRPC') tt.equal(r.frames?.at(-1)?.event, 'error', 'JSON-RPC: the last SSE event is an error response with the request id');
-      if (inbound === 'HTTP+JSON') tt.equal(r.frames?.at(-1)?.event, 'error', 'REST: the last SSE event is {"error": …}');
+      if (inbound === 'JSONRPC')
+        tt.equal(
+          r.frames?.at(-1)?.event,
+          'error',
+          'JSON-RPC: the last SSE event is an error response with the request id',
+        );
+      if (inbound === 'HTTP+JSON')
+        tt.equal(r.frames?.at(-1)?.event, 'error', 'REST: the last SSE event is {"error": …}');
       const name = EXPECTED[mode];
       const grpcDrop = upstream === 'GRPC' && mode === 'drop';
       if (name && !grpcDrop) {
@@ -72,7 +91,11 @@ for (const { binding: upstream, mode } of upstreams) {
       }
       if (mode === 'error') {
         tt.equal(r.error?.message, 'task vanished', `${inbound}: the upstream's message kept`);
-        tt.same(r.error?.details.find((d) => d.reason)?.metadata, { taskId: 't-broken' }, `${inbound}: ErrorInfo metadata kept`);
+        tt.same(
+          r.error?.details.find((d) => d.reason)?.metadata,
+          { taskId: 't-broken' },
+          `${inbound}: ErrorInfo metadata kept`,
+        );
       }
     }
   });
@@ -80,9 +103,18 @@ for (const { binding: upstream, mode } of upstreams) {
 
 t.test('SSE keep-alive comments while a stream is idle', async (tt) => {
   const res = await request(`${gw.httpUrl}/stall-rest/stall-rest/message:stream`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify({ message: userMessage('x') }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ message: userMessage('x') }),
   });
   const text = await res.body.text();
-  tt.ok(text.split('\n').filter((l) => l === ': keep-alive').length >= 2, 'comment lines every sseKeepAliveMs while nothing comes');
-  tt.match(text.trimEnd().split('\n\n').at(-1), /^event: error\ndata: \{"error":/, 'and the idle timeout still ends the stream with an error event');
+  tt.ok(
+    text.split('\n').filter((l) => l === ': keep-alive').length >= 2,
+    'comment lines every sseKeepAliveMs while nothing comes',
+  );
+  tt.match(
+    text.trimEnd().split('\n\n').at(-1),
+    /^event: error\ndata: \{"error":/,
+    'and the idle timeout still ends the stream with an error event',
+  );
 });

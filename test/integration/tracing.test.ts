@@ -11,11 +11,23 @@ import { brokenHttp } from '../helpers/broken-upstreams.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
 
 const lines: Array<Record<string, unknown>> = [];
-const sink = new Writable({ write(chunk: Buffer, _enc, cb) { for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>); cb(); } });
+const sink = new Writable({
+  write(chunk: Buffer, _enc, cb) {
+    for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+    cb();
+  },
+});
 const agent = await startEchoAgent({ bindings: BINDINGS });
-const gw = await startGateway(gatewayConfig(BINDINGS.map((b) => ({
-  name: `up-${slug(b)}`, match: { pathPrefix: `/up-${slug(b)}`, tenant: `up-${slug(b)}` }, upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' as const },
-}))), pino({ level: 'info' }, sink));
+const gw = await startGateway(
+  gatewayConfig(
+    BINDINGS.map((b) => ({
+      name: `up-${slug(b)}`,
+      match: { pathPrefix: `/up-${slug(b)}`, tenant: `up-${slug(b)}` },
+      upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' as const },
+    })),
+  ),
+  pino({ level: 'info' }, sink),
+);
 t.teardown(async () => {
   closeGrpcClients();
   await gw.close();
@@ -28,9 +40,22 @@ for (const inbound of BINDINGS) {
   for (const upstream of BINDINGS) {
     t.test(`${inbound} → ${upstream}`, async (tt) => {
       const opts = { tenant: `up-${slug(upstream)}`, prefix: `/up-${slug(upstream)}` };
-      await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('traced') }, { ...opts, headers: { traceparent: TP, tracestate: 'vendor=1' } });
-      tt.same([agent.lastCall()?.headers.traceparent, agent.lastCall()?.headers.tracestate], [TP, 'vendor=1'], "the caller's trace context reaches the upstream");
-      tt.equal(lines.filter((l) => l.msg === 'call').at(-1)?.traceId, '4bf92f3577b34da6a3ce929d0e0e4736', 'its trace id is in the log line');
+      await CALLERS[inbound](
+        gw,
+        'SendMessage',
+        { message: userMessage('traced') },
+        { ...opts, headers: { traceparent: TP, tracestate: 'vendor=1' } },
+      );
+      tt.same(
+        [agent.lastCall()?.headers.traceparent, agent.lastCall()?.headers.tracestate],
+        [TP, 'vendor=1'],
+        "the caller's trace context reaches the upstream",
+      );
+      tt.equal(
+        lines.filter((l) => l.msg === 'call').at(-1)?.traceId,
+        '4bf92f3577b34da6a3ce929d0e0e4736',
+        'its trace id is in the log line',
+      );
       await CALLERS[inbound](gw, 'SendMessage', { message: userMessage('untraced') }, opts);
       const started = agent.lastCall()?.headers.traceparent ?? '';
       tt.match(started, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, 'a caller without one: a new trace is started');
@@ -49,21 +74,48 @@ t.test('OTLP export when configured: a SERVER span per call, parent of the upstr
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  const traced = await startGateway({
-    ...gatewayConfig([{ name: 'root', upstream: { url: agent.restUrl, binding: 'HTTP+JSON' as const } }]),
-    tracing: { otlpEndpoint: collector.url, serviceName: 'gw-under-test', flushIntervalMs: 50 },
-  }, pino({ level: 'silent' }));
+  const traced = await startGateway(
+    {
+      ...gatewayConfig([{ name: 'root', upstream: { url: agent.restUrl, binding: 'HTTP+JSON' as const } }]),
+      tracing: { otlpEndpoint: collector.url, serviceName: 'gw-under-test', flushIntervalMs: 50 },
+    },
+    pino({ level: 'silent' }),
+  );
   tt.teardown(async () => {
     await traced.close();
     await collector.close();
   });
-  await CALLERS.GRPC(traced, 'SendMessage', { message: userMessage('exported') }, { tenant: '', prefix: '', headers: { traceparent: TP } });
+  await CALLERS.GRPC(
+    traced,
+    'SendMessage',
+    { message: userMessage('exported') },
+    { tenant: '', prefix: '', headers: { traceparent: TP } },
+  );
   const upstreamTp = agent.lastCall()?.headers.traceparent ?? '';
   for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
   const rs = received[0]?.resourceSpans?.[0];
   tt.same(rs?.resource.attributes, [{ key: 'service.name', value: { stringValue: 'gw-under-test' } }]);
   const span = rs?.scopeSpans?.[0]?.spans?.[0];
-  tt.match(span, { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7', name: 'SendMessage', kind: 2, status: { code: 1 } }, "a child of the caller's span");
-  tt.same(upstreamTp.split('-').slice(1, 3), ['4bf92f3577b34da6a3ce929d0e0e4736', span?.spanId], "the upstream's parent is the gateway's span");
-  tt.ok(span?.attributes.some((a: { key: string; value: { stringValue: string } }) => a.key === 'a2a.inbound' && a.value.stringValue === 'GRPC'), 'with call attributes');
+  tt.match(
+    span,
+    {
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      parentSpanId: '00f067aa0ba902b7',
+      name: 'SendMessage',
+      kind: 2,
+      status: { code: 1 },
+    },
+    "a child of the caller's span",
+  );
+  tt.same(
+    upstreamTp.split('-').slice(1, 3),
+    ['4bf92f3577b34da6a3ce929d0e0e4736', span?.spanId],
+    "the upstream's parent is the gateway's span",
+  );
+  tt.ok(
+    span?.attributes.some(
+      (a: { key: string; value: { stringValue: string } }) => a.key === 'a2a.inbound' && a.value.stringValue === 'GRPC',
+    ),
+    'with call attributes',
+  );
 });

@@ -6,8 +6,21 @@ import t from 'tap';
 import { errorObject, readErrorObject } from '../../src/bindings/jsonrpc/wire.js';
 import { errorBody, readErrorBody } from '../../src/bindings/rest/wire.js';
 import { fromServiceError, toServiceError } from '../../src/bindings/grpc/status.js';
-import { A2AError, nameFromGrpc, nameFromHttp, nameFromJsonRpcCode, ERROR_INFO_TYPE } from '../../src/errors/a2a-error.js';
-import { CATALOGUE, ERROR_NAMES, errorTableMarkdown, GRPC_CODES, ROW_BY_GRPC, type ErrorName } from '../../src/errors/catalogue.js';
+import {
+  A2AError,
+  nameFromGrpc,
+  nameFromHttp,
+  nameFromJsonRpcCode,
+  ERROR_INFO_TYPE,
+} from '../../src/errors/a2a-error.js';
+import {
+  CATALOGUE,
+  ERROR_NAMES,
+  errorTableMarkdown,
+  GRPC_CODES,
+  ROW_BY_GRPC,
+  type ErrorName,
+} from '../../src/errors/catalogue.js';
 
 t.test('spec §5.4 and §9.5 codes', async (tt) => {
   const spec: Array<[ErrorName, number, string, number]> = [
@@ -53,7 +66,11 @@ t.test('reverse lookups round-trip', async (tt) => {
     const viaRpc = readErrorObject(errorObject(err));
     const viaRest = readErrorBody(err.row.http, errorBody(err));
     const viaGrpc = fromServiceError(toServiceError(err));
-    for (const [how, back] of [['JSON-RPC', viaRpc], ['REST', viaRest], ['gRPC', viaGrpc]] as const) {
+    for (const [how, back] of [
+      ['JSON-RPC', viaRpc],
+      ['REST', viaRest],
+      ['gRPC', viaGrpc],
+    ] as const) {
       tt.equal(back?.errorName, name, `${name} through ${how}`);
       tt.equal(back?.message, `msg of ${name}`, `${name} message through ${how}`);
       tt.same(back?.details, err.details, `${name} details through ${how}`);
@@ -66,16 +83,40 @@ t.test('reverse lookups round-trip', async (tt) => {
 
 t.test('reading: reason first, then code; older v1.0.0 codes', async (tt) => {
   const info = (reason: string) => [{ '@type': ERROR_INFO_TYPE, reason, domain: 'a2a-protocol.org' }];
-  tt.equal(readErrorBody(409, { error: { code: 409, message: 'x', details: info('TASK_NOT_CANCELABLE') } }).errorName, 'TASK_NOT_CANCELABLE', 'reason wins over a 409');
-  tt.equal(readErrorBody(409, { error: { code: 409, message: 'x' } }).errorName, 'TASK_NOT_CANCELABLE', 'bare 409 → TaskNotCancelable');
+  tt.equal(
+    readErrorBody(409, { error: { code: 409, message: 'x', details: info('TASK_NOT_CANCELABLE') } }).errorName,
+    'TASK_NOT_CANCELABLE',
+    'reason wins over a 409',
+  );
+  tt.equal(
+    readErrorBody(409, { error: { code: 409, message: 'x' } }).errorName,
+    'TASK_NOT_CANCELABLE',
+    'bare 409 → TaskNotCancelable',
+  );
   tt.equal(readErrorBody(415, {}).errorName, 'CONTENT_TYPE_NOT_SUPPORTED', 'bare 415');
   tt.equal(readErrorBody(502, 'garbage').errorName, 'INVALID_AGENT_RESPONSE', 'bare 502');
   tt.equal(nameFromGrpc('UNIMPLEMENTED'), 'UNSUPPORTED_OPERATION', 'bare UNIMPLEMENTED');
-  tt.equal(fromServiceError({ code: 12, details: 'old' }).errorName, 'UNSUPPORTED_OPERATION', 'gRPC UNIMPLEMENTED without details');
-  tt.equal(readErrorBody(400, { error: { code: 400, status: 'FAILED_PRECONDITION', message: 'x' } }).errorName, 'FAILED_PRECONDITION', 'status name before HTTP code');
+  tt.equal(
+    fromServiceError({ code: 12, details: 'old' }).errorName,
+    'UNSUPPORTED_OPERATION',
+    'gRPC UNIMPLEMENTED without details',
+  );
+  tt.equal(
+    readErrorBody(400, { error: { code: 400, status: 'FAILED_PRECONDITION', message: 'x' } }).errorName,
+    'FAILED_PRECONDITION',
+    'status name before HTTP code',
+  );
   tt.equal(nameFromHttp(404), 'TASK_NOT_FOUND');
-  const kept = readErrorObject({ code: -32001, message: 'gone', data: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [] }] });
-  tt.same(kept?.details.map((d) => d['@type']), [ERROR_INFO_TYPE, 'type.googleapis.com/google.rpc.BadRequest'], 'ErrorInfo added for an A2A error, other details kept');
+  const kept = readErrorObject({
+    code: -32001,
+    message: 'gone',
+    data: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [] }],
+  });
+  tt.same(
+    kept?.details.map((d) => d['@type']),
+    [ERROR_INFO_TYPE, 'type.googleapis.com/google.rpc.BadRequest'],
+    'ErrorInfo added for an A2A error, other details kept',
+  );
   const custom = readErrorObject({ code: -32099, message: 'custom' });
   tt.equal(custom?.errorName, 'INTERNAL_ERROR', 'an unknown JSON-RPC code is an internal error');
 });

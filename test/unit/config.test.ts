@@ -15,57 +15,126 @@ t.test('a full config in its typed form', async (tt) => {
   tt.same(cfg.trustedProxies, ['127.0.0.1', '10.0.0.0/8']);
   const [billing, search] = cfg.routes;
   tt.same(billing, {
-    name: 'billing', pathPrefix: '/billing', hosts: ['billing.example.com'], tenant: 'acme',
-    upstream: { url: 'http://billing:9000/a2a/jsonrpc', tls: undefined, credentials: { mode: 'forward' }, binding: 'JSONRPC', tenant: { mode: 'set', value: 'internal' }, allowedHosts: ['billing-2.internal'] },
-    card: {
-      file: join(DIR, 'billing-card.json'), url: undefined, publicHttpUrl: 'https://billing.example.com/a2a', publicGrpcAddress: undefined,
-      bindings: ['HTTP+JSON', 'JSONRPC'], overrides: { name: 'Billing (via gateway)' }, maxAgeSeconds: 60, signatures: 'resign',
-      signingKey: { file: join(DIR, 'keys/card.pem'), alg: 'ES256', kid: 'gw-1', jku: undefined }, verifyJwksFile: undefined,
+    name: 'billing',
+    pathPrefix: '/billing',
+    hosts: ['billing.example.com'],
+    tenant: 'acme',
+    upstream: {
+      url: 'http://billing:9000/a2a/jsonrpc',
+      tls: undefined,
+      credentials: { mode: 'forward' },
+      binding: 'JSONRPC',
+      tenant: { mode: 'set', value: 'internal' },
+      allowedHosts: ['billing-2.internal'],
     },
-    timeoutMs: 5000, streamIdleTimeoutMs: 60000, sseKeepAliveMs: 0,
-    maxSseEventBytes: 65536, maxBodyBytes: 1024, maxStringLength: 1048576, forwardHeaders: ['x-request-id'], passThrough: false, ssrfGuard: true, rateLimit: undefined, maxConcurrentStreams: undefined, auth: undefined,
+    card: {
+      file: join(DIR, 'billing-card.json'),
+      url: undefined,
+      publicHttpUrl: 'https://billing.example.com/a2a',
+      publicGrpcAddress: undefined,
+      bindings: ['HTTP+JSON', 'JSONRPC'],
+      overrides: { name: 'Billing (via gateway)' },
+      maxAgeSeconds: 60,
+      signatures: 'resign',
+      signingKey: { file: join(DIR, 'keys/card.pem'), alg: 'ES256', kid: 'gw-1', jku: undefined },
+      verifyJwksFile: undefined,
+    },
+    timeoutMs: 5000,
+    streamIdleTimeoutMs: 60000,
+    sseKeepAliveMs: 0,
+    maxSseEventBytes: 65536,
+    maxBodyBytes: 1024,
+    maxStringLength: 1048576,
+    forwardHeaders: ['x-request-id'],
+    passThrough: false,
+    ssrfGuard: true,
+    rateLimit: undefined,
+    maxConcurrentStreams: undefined,
+    auth: undefined,
   });
   tt.same(search?.upstream.tenant, { mode: 'clear' });
   tt.equal(search?.pathPrefix, '', 'the root prefix');
   const tls = join(DIR, '../tls');
-  tt.same(cfg.tls, { cert: join(tls, 'server.pem'), key: join(tls, 'server-key.pem'), clientCa: join(tls, 'ca.pem'), requireClientCert: false }, 'listener TLS, files resolved');
+  tt.same(
+    cfg.tls,
+    {
+      cert: join(tls, 'server.pem'),
+      key: join(tls, 'server-key.pem'),
+      clientCa: join(tls, 'ca.pem'),
+      requireClientCert: false,
+    },
+    'listener TLS, files resolved',
+  );
   const secure = cfg.routes[2];
-  tt.same(secure?.upstream.tls, { ca: join(tls, 'ca.pem'), cert: join(tls, 'client.pem'), key: join(tls, 'client-key.pem'), servername: 'agent.internal' });
+  tt.same(secure?.upstream.tls, {
+    ca: join(tls, 'ca.pem'),
+    cert: join(tls, 'client.pem'),
+    key: join(tls, 'client-key.pem'),
+    servername: 'agent.internal',
+  });
   tt.same(secure?.upstream.credentials, { mode: 'set', header: 'authorization', value: 'Bearer for-the-agent' });
   tt.same(secure?.auth, {
     apiKey: { location: 'query', name: 'key', keys: [{ id: 'ops', key: 'a-long-enough-key' }] },
-    jwt: { jwksUrl: undefined, jwksFile: join(DIR, 'jwks.json'), issuer: 'https://issuer.example', audience: 'gw', clockSkewSeconds: 5, algorithms: ['ES256'] },
+    jwt: {
+      jwksUrl: undefined,
+      jwksFile: join(DIR, 'jwks.json'),
+      issuer: 'https://issuer.example',
+      audience: 'gw',
+      clockSkewSeconds: 5,
+      algorithms: ['ES256'],
+    },
     mtls: true,
     advertise: false,
   });
   tt.same(search?.upstream.credentials, { mode: 'forward' }, 'forward by default without auth');
 });
 
-t.test('upstream TLS from the URL scheme; credentials stripped by default when the gateway authenticates', async (tt) => {
-  const cfg = parseConfig([
-    'routes:',
-    '  - { name: a, upstream: { url: "https://agent:443/rpc", binding: JSONRPC }, auth: { apiKey: { name: k, keys: [{ id: x, key: "0123456789" }] } } }',
-    '  - { name: b, upstream: { url: "grpcs://agent:443", binding: GRPC } }',
-    '  - { name: c, upstream: { url: "agent:50051", binding: GRPC } }',
-  ].join('\n'), 'inline');
-  tt.same(cfg.routes.map((r) => r.upstream.tls), [
-    { ca: undefined, cert: undefined, key: undefined, servername: undefined },
-    { ca: undefined, cert: undefined, key: undefined, servername: undefined },
-    undefined,
-  ]);
-  tt.same(cfg.routes[0]?.upstream.credentials, { mode: 'strip' });
-  tt.same(cfg.routes[0]?.auth?.apiKey?.location, 'header', 'API keys travel in a header by default');
-});
+t.test(
+  'upstream TLS from the URL scheme; credentials stripped by default when the gateway authenticates',
+  async (tt) => {
+    const cfg = parseConfig(
+      [
+        'routes:',
+        '  - { name: a, upstream: { url: "https://agent:443/rpc", binding: JSONRPC }, auth: { apiKey: { name: k, keys: [{ id: x, key: "0123456789" }] } } }',
+        '  - { name: b, upstream: { url: "grpcs://agent:443", binding: GRPC } }',
+        '  - { name: c, upstream: { url: "agent:50051", binding: GRPC } }',
+      ].join('\n'),
+      'inline',
+    );
+    tt.same(
+      cfg.routes.map((r) => r.upstream.tls),
+      [
+        { ca: undefined, cert: undefined, key: undefined, servername: undefined },
+        { ca: undefined, cert: undefined, key: undefined, servername: undefined },
+        undefined,
+      ],
+    );
+    tt.same(cfg.routes[0]?.upstream.credentials, { mode: 'strip' });
+    tt.same(cfg.routes[0]?.auth?.apiKey?.location, 'header', 'API keys travel in a header by default');
+  },
+);
 
 t.test('defaults', async (tt) => {
   const cfg = loadConfigFile(join(DIR, 'good-minimal.yaml'));
-  tt.same([cfg.httpPort, cfg.grpcPort, cfg.routes[0]?.upstream.binding, cfg.routes[0]?.timeoutMs, cfg.routes[0]?.maxBodyBytes], [8080, 50051, 'auto', 30000, 10485760]);
+  tt.same(
+    [
+      cfg.httpPort,
+      cfg.grpcPort,
+      cfg.routes[0]?.upstream.binding,
+      cfg.routes[0]?.timeoutMs,
+      cfg.routes[0]?.maxBodyBytes,
+    ],
+    [8080, 50051, 'auto', 30000, 10485760],
+  );
   tt.same(cfg.routes[0]?.upstream.tenant, { mode: 'keep' });
 });
 
 for (const file of readdirSync(DIR).filter((f) => f.startsWith('bad-') && f.endsWith('.yaml'))) {
   t.test(`golden: ${file}`, async (tt) => {
-    const expected = readFileSync(join(DIR, file.replace(/\.yaml$/, '.expected')), 'utf8').trim().split('\n').filter(Boolean);
+    const expected = readFileSync(join(DIR, file.replace(/\.yaml$/, '.expected')), 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean);
     try {
       parseConfig(readFileSync(join(DIR, file), 'utf8'), file);
       tt.fail('should not parse');
@@ -73,7 +142,8 @@ for (const file of readdirSync(DIR).filter((f) => f.startsWith('bad-') && f.ends
       tt.ok(e instanceof ConfigError, 'a ConfigError');
       const problems = (e as ConfigError).problems;
       if (expected.length > 0) tt.same(problems, expected, 'exactly the expected problems');
-      else tt.match(problems[0], new RegExp(`^${file}:\\d+:\\d+: YAML syntax`), 'a YAML syntax error with its position');
+      else
+        tt.match(problems[0], new RegExp(`^${file}:\\d+:\\d+: YAML syntax`), 'a YAML syntax error with its position');
     }
   });
 }

@@ -35,18 +35,38 @@ const TP = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
 t.test('service parameters in and out', async (tt) => {
   const headers: Record<string, string> = {
-    'a2a-version': '1.0', 'a2a-extensions': 'urn:a, urn:b,,urn:c', authorization: 'Bearer x', traceparent: TP, tracestate: 'k=v', 'x-keep': 'k', 'x-drop': 'd',
+    'a2a-version': '1.0',
+    'a2a-extensions': 'urn:a, urn:b,,urn:c',
+    authorization: 'Bearer x',
+    traceparent: TP,
+    tracestate: 'k=v',
+    'x-keep': 'k',
+    'x-drop': 'd',
   };
   const sp = readServiceParameters((n) => headers[n], ['x-keep']);
-  tt.same(sp, { version: '1.0', extensions: ['urn:a', 'urn:b', 'urn:c'], forwardedHeaders: { authorization: 'Bearer x', traceparent: TP, tracestate: 'k=v', 'x-keep': 'k' } });
-  tt.same(upstreamHeaders(sp), { authorization: 'Bearer x', traceparent: TP, tracestate: 'k=v', 'x-keep': 'k', 'a2a-version': '1.0', 'a2a-extensions': 'urn:a,urn:b,urn:c' });
+  tt.same(sp, {
+    version: '1.0',
+    extensions: ['urn:a', 'urn:b', 'urn:c'],
+    forwardedHeaders: { authorization: 'Bearer x', traceparent: TP, tracestate: 'k=v', 'x-keep': 'k' },
+  });
+  tt.same(upstreamHeaders(sp), {
+    authorization: 'Bearer x',
+    traceparent: TP,
+    tracestate: 'k=v',
+    'x-keep': 'k',
+    'a2a-version': '1.0',
+    'a2a-extensions': 'urn:a,urn:b,urn:c',
+  });
   tt.equal(readServiceParameters(() => undefined, [], '1.0').version, '1.0', 'the A2A-Version query parameter counts');
 });
 
 t.test('trace context: kept when valid, started when missing or malformed', async (tt) => {
   const fresh = readServiceParameters(() => undefined, [], '1.0').forwardedHeaders;
   tt.match(fresh.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, 'a new traceparent when the caller sent none');
-  const bad: Record<string, string> = { traceparent: '00-00000000000000000000000000000000-b7ad6b7169203331-01', tracestate: 'k=v' };
+  const bad: Record<string, string> = {
+    traceparent: '00-00000000000000000000000000000000-b7ad6b7169203331-01',
+    tracestate: 'k=v',
+  };
   const fixed = readServiceParameters((n) => bad[n], [], '1.0').forwardedHeaders;
   tt.not(fixed.traceparent, bad.traceparent, 'an all-zero trace id is replaced');
   tt.equal(fixed.tracestate, undefined, 'and the orphaned tracestate dropped');
@@ -68,18 +88,39 @@ t.test('the envelope is the protobuf of envelope.proto', async (tt) => {
 
 t.test('REQUIRED fields (§5.7)', async (tt) => {
   const Send = messageType('lf.a2a.v1.SendMessageRequest');
-  tt.same(requiredViolations(Send, fromJson(Send, {})).map((v) => v.field), ['message']);
-  tt.same(requiredViolations(Send, fromJson(Send, { message: { parts: [{ text: 'x' }, {}] } })).map((v) => v.field),
-    ['message.messageId', 'message.role'], 'nested');
-  tt.same(requiredViolations(Send, fromJson(Send, { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } })).map((v) => v.field),
-    ['message.parts'], 'a required repeated field needs one element');
+  tt.same(
+    requiredViolations(Send, fromJson(Send, {})).map((v) => v.field),
+    ['message'],
+  );
+  tt.same(
+    requiredViolations(Send, fromJson(Send, { message: { parts: [{ text: 'x' }, {}] } })).map((v) => v.field),
+    ['message.messageId', 'message.role'],
+    'nested',
+  );
+  tt.same(
+    requiredViolations(Send, fromJson(Send, { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } })).map(
+      (v) => v.field,
+    ),
+    ['message.parts'],
+    'a required repeated field needs one element',
+  );
   const Cfg = messageType('lf.a2a.v1.SendMessageRequest');
-  tt.same(requiredViolations(Cfg, fromJson(Cfg, { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] }, configuration: { taskPushNotificationConfig: {} } })).map((v) => v.field),
-    ['configuration.taskPushNotificationConfig.url'], 'inside optional sub-messages that are present');
+  tt.same(
+    requiredViolations(
+      Cfg,
+      fromJson(Cfg, {
+        message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] },
+        configuration: { taskPushNotificationConfig: {} },
+      }),
+    ).map((v) => v.field),
+    ['configuration.taskPushNotificationConfig.url'],
+    'inside optional sub-messages that are present',
+  );
 });
 
 t.test('routing: host, longest prefix, tenant', async (tt) => {
-  const r = (name: string, match: Record<string, unknown>) => routeFromRaw({ name, match, upstream: { url: 'http://u:1' } });
+  const r = (name: string, match: Record<string, unknown>) =>
+    routeFromRaw({ name, match, upstream: { url: 'http://u:1' } });
   const router = new Router([
     r('root', {}),
     r('a', { pathPrefix: '/a' }),
@@ -88,7 +129,11 @@ t.test('routing: host, longest prefix, tenant', async (tt) => {
     r('host', { hosts: ['agents.example.com'] }),
   ]);
   const names = (host: string, path: string) => router.httpCandidates(host, path).map((c) => c.route.name);
-  tt.same(names('gw:8080', '/a/b/tasks/1'), ['ab', 'a-acme', 'a', 'root'], 'longest prefix first, tenant-bound before any-tenant');
+  tt.same(
+    names('gw:8080', '/a/b/tasks/1'),
+    ['ab', 'a-acme', 'a', 'root'],
+    'longest prefix first, tenant-bound before any-tenant',
+  );
   tt.same(names('gw', '/ab'), ['root'], 'a prefix matches whole segments only');
   tt.same(names('Agents.Example.com:443', '/x')[0], 'host', 'host routes first, case-insensitive, port ignored');
   tt.equal(router.httpCandidates('gw', '/a/b/x')[0]?.rest, '/x', 'the rest below the prefix');

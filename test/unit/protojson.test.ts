@@ -6,7 +6,14 @@ import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
-import { fromJson, ProtoJsonError, toJson, type Json, type JsonObject, type ProtoObject } from '../../src/proto/protojson.js';
+import {
+  fromJson,
+  ProtoJsonError,
+  toJson,
+  type Json,
+  type JsonObject,
+  type ProtoObject,
+} from '../../src/proto/protojson.js';
 import { messageType, PROTO_DIR, root } from '../../src/proto/registry.js';
 
 const SAMPLE_STRUCT: JsonObject = { a: 1.5, b: [true, null, 'x'], c: { d: 'e' } };
@@ -15,12 +22,23 @@ function sampleScalar(f: protobuf.Field): Json {
   const rt = f.resolvedType;
   if (rt instanceof protobuf.Enum) return Object.keys(rt.values)[1] ?? Object.keys(rt.values)[0]!;
   switch (f.type) {
-    case 'string': return `s-${f.name}`;
-    case 'bool': return true;
-    case 'bytes': return Buffer.from(`bytes of ${f.name}`).toString('base64');
-    case 'int64': case 'uint64': case 'sint64': case 'fixed64': case 'sfixed64': return '9007199254740993';
-    case 'double': case 'float': return 2.5;
-    default: return 7;
+    case 'string':
+      return `s-${f.name}`;
+    case 'bool':
+      return true;
+    case 'bytes':
+      return Buffer.from(`bytes of ${f.name}`).toString('base64');
+    case 'int64':
+    case 'uint64':
+    case 'sint64':
+    case 'fixed64':
+    case 'sfixed64':
+      return '9007199254740993';
+    case 'double':
+    case 'float':
+      return 2.5;
+    default:
+      return 7;
   }
 }
 
@@ -28,10 +46,14 @@ function sampleOf(f: protobuf.Field, depth: number): Json | undefined {
   const rt = f.resolvedType;
   if (rt instanceof protobuf.Type) {
     switch (rt.fullName) {
-      case '.google.protobuf.Timestamp': return '2025-10-28T10:30:00.123Z';
-      case '.google.protobuf.Struct': return SAMPLE_STRUCT;
-      case '.google.protobuf.Value': return ['v', 1, { k: false }];
-      default: return depth > 6 ? undefined : sample(rt, depth + 1);
+      case '.google.protobuf.Timestamp':
+        return '2025-10-28T10:30:00.123Z';
+      case '.google.protobuf.Struct':
+        return SAMPLE_STRUCT;
+      case '.google.protobuf.Value':
+        return ['v', 1, { k: false }];
+      default:
+        return depth > 6 ? undefined : sample(rt, depth + 1);
     }
   }
   return sampleScalar(f);
@@ -69,7 +91,10 @@ t.test('every message of a2a.proto round-trips JSON → binary → JSON', async 
   const declared = (readFileSync(join(PROTO_DIR, 'a2a.proto'), 'utf8').match(/^\s*message \w+/gm) ?? []).length;
   tt.equal(a2aTypes.length, declared, `all ${declared} messages declared in a2a.proto are covered`);
   for (const type of a2aTypes) {
-    const oneofSize = Math.max(1, ...type.oneofsArray.filter((o) => !o.name.startsWith('_')).map((o) => o.fieldsArray.length));
+    const oneofSize = Math.max(
+      1,
+      ...type.oneofsArray.filter((o) => !o.name.startsWith('_')).map((o) => o.fieldsArray.length),
+    );
     for (let pick = 0; pick < oneofSize; pick++) {
       const json = sample(type, 0, pick);
       tt.same(roundTrip(type, json), json, `${type.name}${oneofSize > 1 ? ` (oneof member ${pick})` : ''}`);
@@ -97,15 +122,27 @@ function rejects(tt: Test, fn: () => unknown, what: string): ProtoJsonError {
 
 t.test('§5.5 names and enums', async (tt) => {
   const obj = fromJson(Task, { id: 't', context_id: 'c', status: { state: 3 } });
-  tt.same(toJson(Task, obj), { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } }, 'snake_case accepted, camelCase written; enum numbers in, names out');
+  tt.same(
+    toJson(Task, obj),
+    { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } },
+    'snake_case accepted, camelCase written; enum numbers in, names out',
+  );
   rejects(tt, () => fromJson(Task, { id: 't', status: { state: 'DONE' } }), 'unknown enum name rejected');
   tt.same(toJson(Task, fromJson(Task, { id: 't', surprise: { x: 1 } })), { id: 't' }, 'unknown fields ignored (§5.7)');
 });
 
 t.test('bytes: base64 out, standard and URL-safe in', async (tt) => {
   const raw = Buffer.from([0xfb, 0xff, 0xfe, 0x00]);
-  tt.same(toJson(Part, fromJson(Part, { raw: raw.toString('base64url') })), { raw: raw.toString('base64') }, 'URL-safe accepted');
-  tt.same(toJson(Part, fromJson(Part, { raw: raw.toString('base64') })), { raw: raw.toString('base64') }, 'standard accepted');
+  tt.same(
+    toJson(Part, fromJson(Part, { raw: raw.toString('base64url') })),
+    { raw: raw.toString('base64') },
+    'URL-safe accepted',
+  );
+  tt.same(
+    toJson(Part, fromJson(Part, { raw: raw.toString('base64') })),
+    { raw: raw.toString('base64') },
+    'standard accepted',
+  );
   rejects(tt, () => fromJson(Part, { raw: 'not base64!' }), 'rejected');
 });
 
@@ -119,12 +156,21 @@ t.test('oneofs as the member name', async (tt) => {
 t.test('proto3 optional presence', async (tt) => {
   tt.same(roundTrip(GetTask, { id: 'x', historyLength: 0 }), { id: 'x', historyLength: 0 }, 'explicit 0 kept');
   tt.same(roundTrip(GetTask, { id: 'x' }), { id: 'x' }, 'absent stays absent');
-  tt.same(roundTrip(ListTasks, { includeArtifacts: false, pageSize: 0 }), { includeArtifacts: false, pageSize: 0 }, 'explicit false kept');
-  tt.same(roundTrip(ListTasks, { contextId: '', status: 'TASK_STATE_UNSPECIFIED' }), {}, 'implicit-presence defaults omitted');
+  tt.same(
+    roundTrip(ListTasks, { includeArtifacts: false, pageSize: 0 }),
+    { includeArtifacts: false, pageSize: 0 },
+    'explicit false kept',
+  );
+  tt.same(
+    roundTrip(ListTasks, { contextId: '', status: 'TASK_STATE_UNSPECIFIED' }),
+    {},
+    'implicit-presence defaults omitted',
+  );
 });
 
 t.test('timestamps (§5.6.1)', async (tt) => {
-  const ts = (v: string): Json => (roundTrip(ListTasks, { statusTimestampAfter: v }) as JsonObject).statusTimestampAfter!;
+  const ts = (v: string): Json =>
+    (roundTrip(ListTasks, { statusTimestampAfter: v }) as JsonObject).statusTimestampAfter!;
   tt.equal(ts('2025-10-28T10:30:00.000Z'), '2025-10-28T10:30:00Z', 'zero fraction dropped');
   tt.equal(ts('2025-10-28T10:30:00.1Z'), '2025-10-28T10:30:00.100Z', 'milliseconds');
   tt.equal(ts('2025-10-28T10:30:00.123456Z'), '2025-10-28T10:30:00.123456Z', 'microseconds');
@@ -134,11 +180,19 @@ t.test('timestamps (§5.6.1)', async (tt) => {
 });
 
 t.test('numbers', async (tt) => {
-  tt.same(roundTrip(GetTask, { id: 'x', historyLength: '5' }), { id: 'x', historyLength: 5 }, 'int32 from a numeric string');
+  tt.same(
+    roundTrip(GetTask, { id: 'x', historyLength: '5' }),
+    { id: 'x', historyLength: 5 },
+    'int32 from a numeric string',
+  );
   rejects(tt, () => fromJson(GetTask, { id: 'x', historyLength: 1.5 }), 'fractions rejected');
   rejects(tt, () => fromJson(GetTask, { id: 'x', historyLength: 2 ** 31 }), 'int32 range');
   const e = rejects(tt, () => fromJson(GetTask, { id: 5, historyLength: 'x' }), 'rejected');
-  tt.same(e.violations.map((v) => v.field), ['id', 'historyLength'], 'every bad field is named');
+  tt.same(
+    e.violations.map((v) => v.field),
+    ['id', 'historyLength'],
+    'every bad field is named',
+  );
 });
 
 t.test('Struct, Value and Any (error details)', async (tt) => {
@@ -148,7 +202,12 @@ t.test('Struct, Value and Any (error details)', async (tt) => {
     code: 9,
     message: 'nope',
     details: [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_CANCELABLE', domain: 'a2a-protocol.org', metadata: { taskId: 't' } },
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'TASK_NOT_CANCELABLE',
+        domain: 'a2a-protocol.org',
+        metadata: { taskId: 't' },
+      },
       { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'a.b', description: 'bad' }] },
       { '@type': 'type.googleapis.com/google.protobuf.Duration', value: '1.500s' },
       { '@type': 'type.example.com/unknown.Thing', value: Buffer.from('opaque').toString('base64') },
@@ -164,5 +223,9 @@ t.test('Struct nesting is bounded: a caller mistake, not a stack overflow', asyn
   tt.match(e.violations[0], { field: 'metadata', description: /nested deeper than 32/ });
   let ok: Json = 'bottom';
   for (let i = 0; i < 30; i++) ok = { d: ok };
-  tt.same(roundTrip(Task, { id: 't', metadata: ok as JsonObject }), { id: 't', metadata: ok }, '30 levels are fine, and protobufjs encodes them');
+  tt.same(
+    roundTrip(Task, { id: 't', metadata: ok as JsonObject }),
+    { id: 't', metadata: ok },
+    '30 levels are fine, and protobufjs encodes them',
+  );
 });

@@ -12,8 +12,14 @@ import { messageType } from '../../src/proto/registry.js';
 t.test('every method has both forms, as a2a.proto says', async (tt) => {
   for (const m of METHODS.values()) {
     const patterns = m.httpRules.map((r) => `${r.verb} ${r.pattern}`);
-    tt.ok(patterns.some((p) => !p.includes('{tenant}')), `${m.name}: plain form`);
-    tt.ok(patterns.some((p) => p.includes('/{tenant}/')), `${m.name}: tenant form`);
+    tt.ok(
+      patterns.some((p) => !p.includes('{tenant}')),
+      `${m.name}: plain form`,
+    );
+    tt.ok(
+      patterns.some((p) => p.includes('/{tenant}/')),
+      `${m.name}: tenant form`,
+    );
   }
   tt.equal(REST_ROUTES.length, 24, '11 methods × 2 forms + POST for SubscribeToTask × 2');
 });
@@ -33,8 +39,18 @@ t.test('§11.3 paths', async (tt) => {
     ['POST', '/tasks/t-1:subscribe', 'SubscribeToTask', { id: 't-1' }],
     ['POST', '/tasks/t-1/pushNotificationConfigs', 'CreateTaskPushNotificationConfig', { taskId: 't-1' }],
     ['GET', '/tasks/t-1/pushNotificationConfigs/c-1', 'GetTaskPushNotificationConfig', { taskId: 't-1', id: 'c-1' }],
-    ['GET', '/acme/tasks/t-1/pushNotificationConfigs', 'ListTaskPushNotificationConfigs', { tenant: 'acme', taskId: 't-1' }],
-    ['DELETE', '/tasks/t-1/pushNotificationConfigs/c-1', 'DeleteTaskPushNotificationConfig', { taskId: 't-1', id: 'c-1' }],
+    [
+      'GET',
+      '/acme/tasks/t-1/pushNotificationConfigs',
+      'ListTaskPushNotificationConfigs',
+      { tenant: 'acme', taskId: 't-1' },
+    ],
+    [
+      'DELETE',
+      '/tasks/t-1/pushNotificationConfigs/c-1',
+      'DeleteTaskPushNotificationConfig',
+      { taskId: 't-1', id: 'c-1' },
+    ],
     ['GET', '/extendedAgentCard', 'GetExtendedAgentCard', {}],
     ['GET', '/acme/extendedAgentCard', 'GetExtendedAgentCard', { tenant: 'acme' }],
     ['GET', '/tasks/a%2Fb%20c', 'GetTask', { id: 'a/b c' }],
@@ -51,16 +67,41 @@ t.test('§11.3 paths', async (tt) => {
 
 t.test('§11.5 query parameters', async (tt) => {
   const ListTasks = messageType('lf.a2a.v1.ListTasksRequest');
-  const q = new URLSearchParams('contextId=c1&status=TASK_STATE_WORKING&pageSize=50&pageToken=cur&historyLength=0&includeArtifacts=true&statusTimestampAfter=2025-11-09T10:30:00Z&A2A-Version=1.0&unknown=1');
+  const q = new URLSearchParams(
+    'contextId=c1&status=TASK_STATE_WORKING&pageSize=50&pageToken=cur&historyLength=0&includeArtifacts=true&statusTimestampAfter=2025-11-09T10:30:00Z&A2A-Version=1.0&unknown=1',
+  );
   const json = queryToJson(ListTasks, q);
-  tt.same(toJson(ListTasks, fromJson(ListTasks, json)), {
-    contextId: 'c1', status: 'TASK_STATE_WORKING', pageSize: 50, pageToken: 'cur', historyLength: 0,
-    statusTimestampAfter: '2025-11-09T10:30:00Z', includeArtifacts: true,
-  }, 'strings, enums by name, numbers, booleans, timestamps; service parameters and unknown names ignored');
-  tt.same(queryToJson(ListTasks, new URLSearchParams('status=2&context_id=x')), { status: 2, contextId: 'x' }, 'enum numbers and snake_case names accepted');
-  tt.same(queryToJson(ListTasks, new URLSearchParams('includeArtifacts=yes')), { includeArtifacts: 'yes' }, 'a bad boolean is left for validation to reject');
+  tt.same(
+    toJson(ListTasks, fromJson(ListTasks, json)),
+    {
+      contextId: 'c1',
+      status: 'TASK_STATE_WORKING',
+      pageSize: 50,
+      pageToken: 'cur',
+      historyLength: 0,
+      statusTimestampAfter: '2025-11-09T10:30:00Z',
+      includeArtifacts: true,
+    },
+    'strings, enums by name, numbers, booleans, timestamps; service parameters and unknown names ignored',
+  );
+  tt.same(
+    queryToJson(ListTasks, new URLSearchParams('status=2&context_id=x')),
+    { status: 2, contextId: 'x' },
+    'enum numbers and snake_case names accepted',
+  );
+  tt.same(
+    queryToJson(ListTasks, new URLSearchParams('includeArtifacts=yes')),
+    { includeArtifacts: 'yes' },
+    'a bad boolean is left for validation to reject',
+  );
 
-  const Tagged = new protobuf.Type('Tagged').add(new protobuf.Field('tags', 1, 'string', 'repeated')).add(new protobuf.Field('counts', 2, 'int32', 'repeated'));
+  const Tagged = new protobuf.Type('Tagged')
+    .add(new protobuf.Field('tags', 1, 'string', 'repeated'))
+    .add(new protobuf.Field('counts', 2, 'int32', 'repeated'));
   new protobuf.Root().add(Tagged);
-  tt.same(queryToJson(Tagged, new URLSearchParams('tags=a&tags=b,c&counts=1,2')), { tags: ['a', 'b', 'c'], counts: ['1', '2'] }, 'repeated: repeated names and comma lists');
+  tt.same(
+    queryToJson(Tagged, new URLSearchParams('tags=a&tags=b,c&counts=1,2')),
+    { tags: ['a', 'b', 'c'], counts: ['1', '2'] },
+    'repeated: repeated names and comma lists',
+  );
 });

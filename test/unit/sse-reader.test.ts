@@ -4,21 +4,22 @@
 import t from 'tap';
 import { readSse, SseParser, type SseEvent } from '../../src/sse/reader.js';
 
-const RECORDED = '\ufeff: a comment first\n'
-  + 'retry: 3000\n'
-  + 'id: 1\n'
-  + 'data: {"a":1}\n\n'
-  + 'event: update\r\n'
-  + 'data: line one\r\n'
-  + 'data: line two\r\n\r\n'
-  + 'data:no-space\r\r'
-  + ': keep-alive\n\n'
-  + 'id: 7\n'
-  + 'data: {"é":"ünïcödé ✓"}\n'
-  + 'data\n\n'
-  + 'event: error\n'
-  + 'data: {"error":{"code":500}}\n\n'
-  + 'data: unterminated';
+const RECORDED =
+  '\ufeff: a comment first\n' +
+  'retry: 3000\n' +
+  'id: 1\n' +
+  'data: {"a":1}\n\n' +
+  'event: update\r\n' +
+  'data: line one\r\n' +
+  'data: line two\r\n\r\n' +
+  'data:no-space\r\r' +
+  ': keep-alive\n\n' +
+  'id: 7\n' +
+  'data: {"é":"ünïcödé ✓"}\n' +
+  'data\n\n' +
+  'event: error\n' +
+  'data: {"error":{"code":500}}\n\n' +
+  'data: unterminated';
 
 const EXPECTED: SseEvent[] = [
   { event: 'message', data: '{"a":1}', id: '1', retry: 3000 },
@@ -59,7 +60,10 @@ t.test('cut at every byte offset', async (tt) => {
 
 t.test('several events in one chunk are all delivered', async (tt) => {
   const p = new SseParser(1024);
-  tt.same(p.push('data: 1\n\ndata: 2\n\ndata: 3\n\n').map((e) => e.data), ['1', '2', '3']);
+  tt.same(
+    p.push('data: 1\n\ndata: 2\n\ndata: 3\n\n').map((e) => e.data),
+    ['1', '2', '3'],
+  );
 });
 
 t.test('an event over the size limit fails clearly', async (tt) => {
@@ -68,14 +72,21 @@ t.test('an event over the size limit fails clearly', async (tt) => {
   const manyLines = Array.from({ length: 100 }, () => `data: ${'y'.repeat(100)}\n`).join('');
   await tt.rejects(parse([Buffer.from(manyLines)], 4096), { message: /maximum size of 4096 bytes/ });
   const noNewline = 'data: '.concat('z'.repeat(10_000));
-  await tt.rejects(parse([Buffer.from(noNewline.slice(0, 5000)), Buffer.from(noNewline.slice(5000))], 4096), { message: /maximum size/ }, 'a line that never ends');
+  await tt.rejects(
+    parse([Buffer.from(noNewline.slice(0, 5000)), Buffer.from(noNewline.slice(5000))], 4096),
+    { message: /maximum size/ },
+    'a line that never ends',
+  );
 });
 
 t.test('events before an oversize one in the same chunk are still delivered', async (tt) => {
   const got: string[] = [];
   const stream = readSse(chunks([Buffer.from(`data: a\n\ndata: b\n\ndata: ${'x'.repeat(5000)}\n\n`)]), 4096);
-  await tt.rejects((async () => {
-    for await (const ev of stream) got.push(ev.data);
-  })(), { message: /maximum size/ });
+  await tt.rejects(
+    (async () => {
+      for await (const ev of stream) got.push(ev.data);
+    })(),
+    { message: /maximum size/ },
+  );
   tt.same(got, ['a', 'b']);
 });

@@ -81,12 +81,27 @@ export class GrpcInbound {
       handlers[info.name] = info.streaming
         ? (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
             const pt = this.passThroughRoute(call);
-            if (pt) void this.passThrough.stream(info, pt, call, viewOf(call, headerGetter(call.metadata)), `grpc-${++nextId}`);
+            if (pt)
+              void this.passThrough.stream(
+                info,
+                pt,
+                call,
+                viewOf(call, headerGetter(call.metadata)),
+                `grpc-${++nextId}`,
+              );
             else void this.serverStream(info, call);
           }
         : (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
             const pt = this.passThroughRoute(call);
-            if (pt) return void this.passThrough.unary(info, pt, call, viewOf(call, headerGetter(call.metadata)), `grpc-${++nextId}`, callback);
+            if (pt)
+              return void this.passThrough.unary(
+                info,
+                pt,
+                call,
+                viewOf(call, headerGetter(call.metadata)),
+                `grpc-${++nextId}`,
+                callback,
+              );
             this.unary(info, call).then(
               (bytes) => callback(null, bytes),
               (e: unknown) => callback(toServiceError(asA2AError(e)) as grpc.ServiceError),
@@ -110,7 +125,7 @@ export class GrpcInbound {
     call.on('cancelled', () => abort.abort());
     let request: ProtoObject;
     let route;
-    let tenant = '';
+    let tenant: string;
     const header = headerGetter(call.metadata);
     const host = call.getHost?.() ?? header(':authority');
     let serviceParameters;
@@ -125,12 +140,21 @@ export class GrpcInbound {
       route = this.table.router.grpcRoute(host, tenant, (r) => exposes(r, INBOUND));
       if (!route) throw A2AError.of('NO_ROUTE', `no route for tenant "${tenant}"`);
       if (call.request.length > route.maxBodyBytes) {
-        throw A2AError.of('PAYLOAD_TOO_LARGE', `request message exceeds the route's limit of ${route.maxBodyBytes} bytes`);
+        throw A2AError.of(
+          'PAYLOAD_TOO_LARGE',
+          `request message exceeds the route's limit of ${route.maxBodyBytes} bytes`,
+        );
       }
       serviceParameters = readServiceParameters(header, route.forwardHeaders);
     } catch (e) {
       const err = asA2AError(e);
-      this.dispatcher.logCall(info.name, { inbound: INBOUND, requestId, route }, undefined, { ok: false, error: err }, started);
+      this.dispatcher.logCall(
+        info.name,
+        { inbound: INBOUND, requestId, route },
+        undefined,
+        { ok: false, error: err },
+        started,
+      );
       throw err;
     }
     return {

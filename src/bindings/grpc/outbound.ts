@@ -31,7 +31,10 @@ function decode(info: MethodInfo, bytes: Buffer | undefined): ProtoObject {
   try {
     return info.responseType.decode(bytes ?? Buffer.alloc(0)) as unknown as ProtoObject;
   } catch (e) {
-    throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream sent an undecodable ${info.responseType.name}: ${(e as Error).message}`);
+    throw A2AError.of(
+      'INVALID_AGENT_RESPONSE',
+      `upstream sent an undecodable ${info.responseType.name}: ${(e as Error).message}`,
+    );
   }
 }
 
@@ -54,7 +57,12 @@ export class GrpcUpstream implements UpstreamClient {
   unary(env: Envelope, signal: AbortSignal): Promise<ProtoObject> {
     const { info, path, body, metadata } = this.call(env);
     return new Promise<ProtoObject>((resolve, reject) => {
-      const call = this.client.makeUnaryRequest<Buffer, Buffer>(path, identity, identity, body, metadata,
+      const call = this.client.makeUnaryRequest<Buffer, Buffer>(
+        path,
+        identity,
+        identity,
+        body,
+        metadata,
         { deadline: Date.now() + this.target.timeoutMs },
         (err, value) => {
           signal.removeEventListener('abort', onAbort);
@@ -64,7 +72,8 @@ export class GrpcUpstream implements UpstreamClient {
           } catch (e) {
             reject(e);
           }
-        });
+        },
+      );
       const onAbort = (): void => call.cancel();
       signal.addEventListener('abort', onAbort, { once: true });
     });

@@ -41,8 +41,17 @@ export class GrpcPassThrough {
   }
 
   /** The size limit, version check, authentication and rate limit, then the metadata to send upstream. */
-  private async metadata(view: RequestView, route: RouteConfig, request: Buffer, requestId: string): Promise<grpc.Metadata> {
-    if (request.length > route.maxBodyBytes) throw A2AError.of('PAYLOAD_TOO_LARGE', `request message exceeds the route's limit of ${route.maxBodyBytes} bytes`);
+  private async metadata(
+    view: RequestView,
+    route: RouteConfig,
+    request: Buffer,
+    requestId: string,
+  ): Promise<grpc.Metadata> {
+    if (request.length > route.maxBodyBytes)
+      throw A2AError.of(
+        'PAYLOAD_TOO_LARGE',
+        `request message exceeds the route's limit of ${route.maxBodyBytes} bytes`,
+      );
     const headers = passThroughHeaders(view.header, route.forwardHeaders);
     await this.dispatcher.admit({ route, inbound: 'GRPC', requestId, signal: NEVER_ABORTED, view });
     const md = new grpc.Metadata();
@@ -50,13 +59,35 @@ export class GrpcPassThrough {
     return md;
   }
 
-  private log(info: MethodInfo, route: RouteConfig, requestId: string, started: bigint, err: grpc.ServiceError | A2AError | undefined): void {
-    const error = err instanceof A2AError ? err : err ? A2AError.of(nameFromGrpc(grpcNameOf(err.code)), err.details) : undefined;
-    this.dispatcher.logCall(info.name, { inbound: 'GRPC', requestId, route }, 'GRPC', error ? { ok: false, error } : { ok: true, response: {} }, started, { passThrough: true });
+  private log(
+    info: MethodInfo,
+    route: RouteConfig,
+    requestId: string,
+    started: bigint,
+    err: grpc.ServiceError | A2AError | undefined,
+  ): void {
+    const error =
+      err instanceof A2AError ? err : err ? A2AError.of(nameFromGrpc(grpcNameOf(err.code)), err.details) : undefined;
+    this.dispatcher.logCall(
+      info.name,
+      { inbound: 'GRPC', requestId, route },
+      'GRPC',
+      error ? { ok: false, error } : { ok: true, response: {} },
+      started,
+      { passThrough: true },
+    );
   }
 
   /** The metadata to send, or undefined after answering the caller with the refusal. */
-  private async checked(info: MethodInfo, route: RouteConfig, request: Buffer, view: RequestView, requestId: string, started: bigint, refuse: (e: grpc.ServiceError) => void): Promise<grpc.Metadata | undefined> {
+  private async checked(
+    info: MethodInfo,
+    route: RouteConfig,
+    request: Buffer,
+    view: RequestView,
+    requestId: string,
+    started: bigint,
+    refuse: (e: grpc.ServiceError) => void,
+  ): Promise<grpc.Metadata | undefined> {
     try {
       return await this.metadata(view, route, request, requestId);
     } catch (e) {
@@ -67,24 +98,51 @@ export class GrpcPassThrough {
     }
   }
 
-  async unary(info: MethodInfo, route: RouteConfig, call: grpc.ServerUnaryCall<Buffer, Buffer>, view: RequestView, requestId: string, callback: grpc.sendUnaryData<Buffer>): Promise<void> {
+  async unary(
+    info: MethodInfo,
+    route: RouteConfig,
+    call: grpc.ServerUnaryCall<Buffer, Buffer>,
+    view: RequestView,
+    requestId: string,
+    callback: grpc.sendUnaryData<Buffer>,
+  ): Promise<void> {
     const started = process.hrtime.bigint();
     const md = await this.checked(info, route, call.request, view, requestId, started, (e) => callback(e));
     if (!md || call.cancelled) return;
-    const upstream = this.client(route).makeUnaryRequest(`/${A2A_SERVICE}/${info.name}`, identity, identity, call.request, md,
-      { deadline: Date.now() + route.timeoutMs }, (err, value) => {
+    const upstream = this.client(route).makeUnaryRequest(
+      `/${A2A_SERVICE}/${info.name}`,
+      identity,
+      identity,
+      call.request,
+      md,
+      { deadline: Date.now() + route.timeoutMs },
+      (err, value) => {
         this.log(info, route, requestId, started, err ?? undefined);
         if (err) callback({ code: err.code, details: err.details, metadata: err.metadata } as grpc.ServiceError);
         else callback(null, value);
-      });
+      },
+    );
     call.on('cancelled', () => upstream.cancel());
   }
 
-  async stream(info: MethodInfo, route: RouteConfig, call: grpc.ServerWritableStream<Buffer, Buffer>, view: RequestView, requestId: string): Promise<void> {
+  async stream(
+    info: MethodInfo,
+    route: RouteConfig,
+    call: grpc.ServerWritableStream<Buffer, Buffer>,
+    view: RequestView,
+    requestId: string,
+  ): Promise<void> {
     const started = process.hrtime.bigint();
     const md = await this.checked(info, route, call.request, view, requestId, started, (e) => call.emit('error', e));
     if (!md || call.cancelled) return;
-    const upstream = this.client(route).makeServerStreamRequest(`/${A2A_SERVICE}/${info.name}`, identity, identity, call.request, md, {});
+    const upstream = this.client(route).makeServerStreamRequest(
+      `/${A2A_SERVICE}/${info.name}`,
+      identity,
+      identity,
+      call.request,
+      md,
+      {},
+    );
     call.on('cancelled', () => upstream.cancel());
     void (async () => {
       try {

@@ -35,7 +35,12 @@ export function toServiceError(err: A2AError): Partial<grpc.StatusObject> {
 }
 
 /** A grpc-js client error (or status) → core error. */
-export function fromServiceError(e: { code?: number; details?: string; message?: string; metadata?: grpc.Metadata }): A2AError {
+export function fromServiceError(e: {
+  code?: number;
+  details?: string;
+  message?: string;
+  metadata?: grpc.Metadata;
+}): A2AError {
   const code = typeof e.code === 'number' ? e.code : GRPC_CODES.UNKNOWN;
   let details: JsonObject[] = [];
   let message = e.details ?? e.message ?? '';

@@ -51,8 +51,20 @@ type Prepared =
 export class JsonRpcInbound {
   constructor(private readonly dispatcher: Dispatcher) {}
 
-  private logFailure(call: HttpCall, candidates: RouteCandidates, method: string, err: A2AError, started: bigint): void {
-    this.dispatcher.logCall(method, { inbound: INBOUND, requestId: call.requestId, route: candidates[0] }, undefined, { ok: false, error: err }, started);
+  private logFailure(
+    call: HttpCall,
+    candidates: RouteCandidates,
+    method: string,
+    err: A2AError,
+    started: bigint,
+  ): void {
+    this.dispatcher.logCall(
+      method,
+      { inbound: INBOUND, requestId: call.requestId, route: candidates[0] },
+      undefined,
+      { ok: false, error: err },
+      started,
+    );
   }
 
   private reject(call: HttpCall, status: number, err: A2AError, candidates: RouteCandidates): HttpAnswer {
@@ -63,20 +75,35 @@ export class JsonRpcInbound {
   async handle(call: HttpCall, candidates: RouteCandidates): Promise<HttpAnswer> {
     const limit = candidates[0]?.maxBodyBytes ?? Infinity;
     if (!JSON_TYPES.has(mediaType(call.header('content-type')))) {
-      return this.reject(call, 415, A2AError.of('UNSUPPORTED_MEDIA_TYPE', 'JSON-RPC requests must be sent as application/json'), candidates);
+      return this.reject(
+        call,
+        415,
+        A2AError.of('UNSUPPORTED_MEDIA_TYPE', 'JSON-RPC requests must be sent as application/json'),
+        candidates,
+      );
     }
     if ((call.body?.length ?? 0) > limit) {
-      return this.reject(call, 413, A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the route's limit of ${limit} bytes`), candidates);
+      return this.reject(
+        call,
+        413,
+        A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the route's limit of ${limit} bytes`),
+        candidates,
+      );
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(call.body?.toString('utf8') ?? '');
     } catch (e) {
-      return answer(200, errorResponse(null, A2AError.of('PARSE_ERROR', `Invalid JSON payload: ${(e as Error).message}`)));
+      return answer(
+        200,
+        errorResponse(null, A2AError.of('PARSE_ERROR', `Invalid JSON payload: ${(e as Error).message}`)),
+      );
     }
     if (Array.isArray(parsed)) {
       if (parsed.length === 0) return answer(200, errorResponse(null, A2AError.of('INVALID_REQUEST', 'empty batch')));
-      const replies = await Promise.all(parsed.map((item) => this.unary(this.prepare(item, call, candidates, true), call)));
+      const replies = await Promise.all(
+        parsed.map((item) => this.unary(this.prepare(item, call, candidates, true), call)),
+      );
       const present = replies.filter((r): r is JsonObject => r !== undefined);
       return answer(200, present.length > 0 ? present : undefined);
     }
@@ -90,7 +117,10 @@ export class JsonRpcInbound {
   private prepare(req: unknown, call: HttpCall, candidates: RouteCandidates, inBatch: boolean): Prepared {
     const started = process.hrtime.bigint();
     if (req === null || typeof req !== 'object' || Array.isArray(req)) {
-      return { done: true, response: errorResponse(null, A2AError.of('INVALID_REQUEST', 'a JSON-RPC request must be an object')) };
+      return {
+        done: true,
+        response: errorResponse(null, A2AError.of('INVALID_REQUEST', 'a JSON-RPC request must be an object')),
+      };
     }
     const r = req as Record<string, unknown>;
     const hasId = 'id' in r;
@@ -101,15 +131,30 @@ export class JsonRpcInbound {
     };
     if (r.jsonrpc !== '2.0' || typeof r.method !== 'string' || (hasId && !isValidId(r.id))) {
       // an invalid request is answered even without a usable id
-      return fail(A2AError.of('INVALID_REQUEST', 'Request payload validation error: expected {"jsonrpc":"2.0","method":string,"id"?,"params"?}'), '-', true);
+      return fail(
+        A2AError.of(
+          'INVALID_REQUEST',
+          'Request payload validation error: expected {"jsonrpc":"2.0","method":string,"id"?,"params"?}',
+        ),
+        '-',
+        true,
+      );
     }
     const info = methodByName(r.method);
     if (!info) return fail(A2AError.of('METHOD_NOT_FOUND', `Method not found: ${r.method}`), r.method);
     if (info.streaming && (inBatch || !hasId)) {
-      return fail(A2AError.of('INVALID_REQUEST', `${info.name} streams its answer: send it alone, with an id`), info.name, true);
+      return fail(
+        A2AError.of('INVALID_REQUEST', `${info.name} streams its answer: send it alone, with an id`),
+        info.name,
+        true,
+      );
     }
     try {
-      const serviceParameters = readServiceParameters(call.header, candidates[0]?.forwardHeaders ?? [], call.query.get('A2A-Version') ?? undefined);
+      const serviceParameters = readServiceParameters(
+        call.header,
+        candidates[0]?.forwardHeaders ?? [],
+        call.query.get('A2A-Version') ?? undefined,
+      );
       if (r.params !== undefined && (r.params === null || typeof r.params !== 'object' || Array.isArray(r.params))) {
         throw A2AError.invalidParams([{ field: 'params', description: 'params must be an object' }]);
       }
@@ -126,14 +171,28 @@ export class JsonRpcInbound {
   /** One unary request → its response, or undefined for a notification. */
   private async unary(p: Prepared, call: HttpCall, failed?: (err: A2AError) => void): Promise<JsonObject | undefined> {
     if (p.done) return p.response;
-    const reply = await this.dispatcher.unary(p.env, { route: p.route, inbound: INBOUND, requestId: call.requestId, signal: call.signal, view: call.view });
+    const reply = await this.dispatcher.unary(p.env, {
+      route: p.route,
+      inbound: INBOUND,
+      requestId: call.requestId,
+      signal: call.signal,
+      view: call.view,
+    });
     if (!reply.ok) failed?.(reply.error);
     if (!p.hasId) return undefined;
-    return reply.ok ? resultResponse(p.id, toJson(p.info.responseType, reply.response)) : errorResponse(p.id, reply.error);
+    return reply.ok
+      ? resultResponse(p.id, toJson(p.info.responseType, reply.response))
+      : errorResponse(p.id, reply.error);
   }
 
   private async stream(p: Extract<Prepared, { done: false }>, call: HttpCall): Promise<HttpAnswer> {
-    const events = this.dispatcher.stream(p.env, { route: p.route, inbound: INBOUND, requestId: call.requestId, signal: call.signal, view: call.view });
+    const events = this.dispatcher.stream(p.env, {
+      route: p.route,
+      inbound: INBOUND,
+      requestId: call.requestId,
+      signal: call.signal,
+      view: call.view,
+    });
     const opened = await openSse(
       events,
       (event) => ({ data: JSON.stringify(resultResponse(p.id, toJson(p.info.responseType, event))) }),

@@ -41,12 +41,19 @@ export class JsonRpcUpstream implements UpstreamClient {
       throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered without a JSON-RPC response (${what})`);
     }
     if (json.id !== id && !(json.id === null && json.error !== undefined)) {
-      throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered JSON-RPC id ${JSON.stringify(json.id)} to request id ${id}`);
+      throw A2AError.of(
+        'INVALID_AGENT_RESPONSE',
+        `upstream answered JSON-RPC id ${JSON.stringify(json.id)} to request id ${id}`,
+      );
     }
     if (json.error !== undefined) {
-      throw readErrorObject(json.error) ?? A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent a malformed JSON-RPC error object');
+      throw (
+        readErrorObject(json.error) ??
+        A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent a malformed JSON-RPC error object')
+      );
     }
-    if (!('result' in json)) throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream JSON-RPC response has neither result nor error');
+    if (!('result' in json))
+      throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream JSON-RPC response has neither result nor error');
     return responseFromJson(info, json.result);
   }
 

@@ -28,7 +28,11 @@ function isObject(v: unknown): v is JsonObject {
 export function readErrorObject(e: unknown): A2AError | undefined {
   if (!isObject(e) || typeof e.code !== 'number') return undefined;
   const data = e.data;
-  const details = Array.isArray(data) ? data.filter(isObject) : isObject(data) && typeof data['@type'] === 'string' ? [data] : [];
+  const details = Array.isArray(data)
+    ? data.filter(isObject)
+    : isObject(data) && typeof data['@type'] === 'string'
+      ? [data]
+      : [];
   const name = nameFromDetails(details) ?? nameFromJsonRpcCode(e.code);
   return A2AError.read(name, typeof e.message === 'string' ? e.message : undefined, details);
 }

@@ -45,7 +45,11 @@ export function queryToJson(type: protobuf.Type, query: URLSearchParams): JsonOb
       if (rt instanceof protobuf.Enum && /^-?\d+$/.test(v)) return Number(v);
       return v;
     };
-    if (field.repeated) out[field.name] = values.flatMap((v) => v.split(',')).filter((v) => v !== '').map(convert);
+    if (field.repeated)
+      out[field.name] = values
+        .flatMap((v) => v.split(','))
+        .filter((v) => v !== '')
+        .map(convert);
     else out[field.name] = convert(values[values.length - 1] ?? '');
   }
   return out;
@@ -62,7 +66,11 @@ export class RestInbound {
       if (!match) throw A2AError.of('METHOD_NOT_FOUND', `no A2A operation at ${call.method} ${call.path || '/'}`);
       info = match.route.method;
       const json = this.requestJson(call, info, match.params, candidates[0]?.maxBodyBytes ?? Infinity);
-      const serviceParameters = readServiceParameters(call.header, candidates[0]?.forwardHeaders ?? [], call.query.get('A2A-Version') ?? undefined);
+      const serviceParameters = readServiceParameters(
+        call.header,
+        candidates[0]?.forwardHeaders ?? [],
+        call.query.get('A2A-Version') ?? undefined,
+      );
       const request = requestFromJson(info, json);
       const tenant = match.params.tenant ?? '';
       const route = candidates.find((c) => tenantMatches(c, tenant) && exposes(c, INBOUND));
@@ -83,7 +91,13 @@ export class RestInbound {
       return reply.ok ? restAnswer(200, toJson(info.responseType, reply.response)) : restError(reply.error);
     } catch (e) {
       const err = asA2AError(e);
-      this.dispatcher.logCall(info?.name ?? '-', { inbound: INBOUND, requestId: call.requestId, route: candidates[0] }, undefined, { ok: false, error: err }, started);
+      this.dispatcher.logCall(
+        info?.name ?? '-',
+        { inbound: INBOUND, requestId: call.requestId, route: candidates[0] },
+        undefined,
+        { ok: false, error: err },
+        started,
+      );
       return restError(err);
     }
   }
@@ -96,7 +110,8 @@ export class RestInbound {
       if (!JSON_TYPES.has(mediaType(call.header('content-type')))) {
         throw A2AError.of('UNSUPPORTED_MEDIA_TYPE', 'request bodies must be application/a2a+json or application/json');
       }
-      if (body.length > limit) throw A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the route's limit of ${limit} bytes`);
+      if (body.length > limit)
+        throw A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the route's limit of ${limit} bytes`);
       let parsed: unknown;
       try {
         parsed = JSON.parse(body.toString('utf8'));
@@ -104,7 +119,9 @@ export class RestInbound {
         throw A2AError.of('PARSE_ERROR', `Invalid JSON payload: ${(e as Error).message}`);
       }
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-        throw A2AError.invalidParams([{ field: 'body', description: `expected a JSON object (${info.requestType.name})` }]);
+        throw A2AError.invalidParams([
+          { field: 'body', description: `expected a JSON object (${info.requestType.name})` },
+        ]);
       }
       json = parsed as JsonObject;
     } else if (rule?.body === undefined) {

@@ -61,7 +61,11 @@ export class RestUpstream implements UpstreamClient {
     return {
       method: rule.verb,
       path: `${this.pool.basePath}${path}${inQuery ? queryString(json, bound) : ''}`,
-      headers: { ...upstreamHeaders(env.serviceParameters), accept, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...upstreamHeaders(env.serviceParameters),
+        accept,
+        ...(hasBody ? { 'content-type': 'application/json' } : {}),
+      },
       ...(hasBody ? { body: JSON.stringify(json) } : {}),
     };
   }
@@ -92,10 +96,12 @@ export class RestUpstream implements UpstreamClient {
     for await (const ev of res.events(this.target.maxSseEventBytes)) {
       const json = parseJson(ev.data);
       if (ev.event === 'error' || (isObject(json) && isObject(json.error))) {
-        const code = isObject(json) && isObject(json.error) && typeof json.error.code === 'number' ? json.error.code : 500;
+        const code =
+          isObject(json) && isObject(json.error) && typeof json.error.code === 'number' ? json.error.code : 500;
         throw readErrorBody(code, json);
       }
-      if (json === undefined) throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent an SSE event that is not JSON');
+      if (json === undefined)
+        throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent an SSE event that is not JSON');
       yield responseFromJson(info, json);
     }
   }

@@ -75,7 +75,9 @@ export function matchRestPath(verb: string, path: string): { match?: RestMatch; 
       try {
         params[f] = decodeURIComponent(raw);
       } catch {
-        throw A2AError.invalidParams([{ field: f, description: `malformed percent-encoding in path segment "${raw}"` }]);
+        throw A2AError.invalidParams([
+          { field: f, description: `malformed percent-encoding in path segment "${raw}"` },
+        ]);
       }
     });
     return { match: { route, params }, verbMismatch };
