@@ -5,8 +5,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { request } from 'undici';
 import type { Binding } from '../../src/config/types.js';
+import { fromJson, toBinary, type JsonValue } from '@bufbuild/protobuf';
 import { methodInfo, type MethodName } from '../../src/core/methods.js';
-import { fromJson, type JsonObject } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
 import type { GrpcLoad, HttpLoad } from './load.js';
 
 export type Target = { kind: 'http'; load: HttpLoad } | { kind: 'grpc'; load: GrpcLoad };
@@ -61,10 +62,8 @@ export function target(binding: Binding, method: MethodName, e: Endpoint, p: Jso
       },
     };
   }
-  const info = methodInfo(method);
-  const body = Buffer.from(
-    info.requestType.encode(info.requestType.fromObject(fromJson(info.requestType, withTenant))).finish(),
-  );
+  const schema = methodInfo(method).requestSchema;
+  const body = Buffer.from(toBinary(schema, fromJson(schema, withTenant as JsonValue)));
   return {
     kind: 'grpc',
     load: { address: e.grpc, method, body, metadata: HEADERS, ...(e.authority ? { authority: e.authority } : {}) },

@@ -7,8 +7,9 @@
 // Prints {"jsonrpc","rest","grpc"} URLs as one JSON line on stdout.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import * as grpc from '@grpc/grpc-js';
+import { fromBinary, fromJson, toBinary, toJson, type JsonValue } from '@bufbuild/protobuf';
 import { methodInfo } from '../../src/core/methods.js';
-import { fromJson, toJson, type JsonObject, type ProtoObject } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
 
 const TASK = {
   id: 'bench-task',
@@ -21,7 +22,7 @@ const EVENT = {
 const sendInfo = methodInfo('SendMessage');
 const streamInfo = methodInfo('SendStreamingMessage');
 const encode = (info: typeof sendInfo, json: unknown): Buffer =>
-  Buffer.from(info.responseType.encode(info.responseType.fromObject(fromJson(info.responseType, json))).finish());
+  Buffer.from(toBinary(info.responseSchema, fromJson(info.responseSchema, json as JsonValue)));
 const SEND_BYTES = encode(sendInfo, { task: TASK });
 const TASK_BYTES = encode(methodInfo('GetTask'), TASK);
 const EVENT_BYTES = encode(streamInfo, EVENT);
@@ -121,10 +122,7 @@ grpcServer.addService(
     SendMessage: (_c: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb(null, SEND_BYTES),
     GetTask: (_c: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb(null, TASK_BYTES),
     SendStreamingMessage: (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
-      const req = toJson(
-        sendInfo.requestType,
-        sendInfo.requestType.decode(call.request) as unknown as ProtoObject,
-      ) as JsonObject;
+      const req = toJson(sendInfo.requestSchema, fromBinary(sendInfo.requestSchema, call.request)) as JsonObject;
       emit(textOf(req), call as never, EVENT_BYTES);
     },
   },

@@ -5,7 +5,7 @@
 // overrides of these fields win; `auth.advertise: false` keeps the
 // upstream's own.
 import type { RouteAuth } from '../config/types.js';
-import type { JsonObject } from '../proto/protojson.js';
+import type { JsonObject } from '../proto/json.js';
 
 export function advertisedSecurity(auth: RouteAuth): {
   securitySchemes: JsonObject;

@@ -5,7 +5,7 @@
 // configured header replaces them with the route's own credential for the
 // agent.
 import type { RouteConfig } from '../config/types.js';
-import type { HeaderGetter } from '../core/service-params.js';
+import type { HeaderGetter } from '../http/request.js';
 
 /** The headers to send upstream, from those the gateway would forward. */
 export function withUpstreamCredentials(

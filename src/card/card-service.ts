@@ -8,15 +8,14 @@ import type { BlockList } from 'node:net';
 import type { Logger } from 'pino';
 import type { RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
-import { fromJson, toJson, type JsonObject, type ProtoObject } from '../proto/protojson.js';
-import { messageType } from '../proto/registry.js';
+import { AgentCardSchema, type AgentCard } from '../gen/a2a_pb.js';
+import type { RequestView } from '../http/request.js';
+import { readJson, writeJson, type JsonObject } from '../proto/json.js';
 import type { CardStore } from './card-store.js';
-import { publicAddresses, type GatewayAddresses, type RequestView } from './public-address.js';
+import { publicAddresses, type GatewayAddresses } from './public-address.js';
 import { rewriteCard } from './served-card.js';
 import { signCard } from './signing.js';
 import { chooseInterfaces, minimalCard, type ResolvedUpstream } from './upstream-card.js';
-
-const AgentCard = messageType('lf.a2a.v1.AgentCard');
 
 export interface ServedCard {
   body: string;
@@ -43,6 +42,11 @@ export class CardService {
 
   upstreamCard(route: RouteConfig): Promise<JsonObject | undefined> {
     return this.store.get(route);
+  }
+
+  /** The upstream's card if it is loaded (no wait): null when the route has none, undefined when not loaded yet. */
+  cachedUpstreamCard(route: RouteConfig): JsonObject | null | undefined {
+    return this.store.peek(route);
   }
 
   private warnOnce(key: string, msg: string, extra: Record<string, unknown>): void {
@@ -123,9 +127,9 @@ export class CardService {
   }
 
   /** GetExtendedAgentCard's answer with the gateway's interfaces, like the public card. */
-  async rewriteExtended(response: ProtoObject, route: RouteConfig, view: RequestView): Promise<ProtoObject> {
-    const upstream = toJson(AgentCard, response) as JsonObject;
+  async rewriteExtended(response: AgentCard, route: RouteConfig, view: RequestView): Promise<AgentCard> {
+    const upstream = writeJson(AgentCardSchema, response) as JsonObject;
     const at = publicAddresses(this.addresses(), this.trusted, route, view);
-    return fromJson(AgentCard, await this.finish(rewriteCard(upstream, route, at), route, upstream));
+    return readJson(AgentCardSchema, await this.finish(rewriteCard(upstream, route, at), route, upstream));
   }
 }

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import { tlsKey, undiciConnect } from '../tls/upstream-tls.js';
 import type { RouteConfig } from '../config/types.js';
-import type { JsonObject } from '../proto/protojson.js';
+import type { JsonObject } from '../proto/json.js';
 import { cardSourceUrl } from './upstream-card.js';
 import { verifyCard } from './signing.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -47,6 +47,7 @@ function sourceOf(route: RouteConfig): string {
 
 export class CardStore {
   private readonly entries = new Map<string, Entry>();
+  private readonly sources = new WeakMap<RouteConfig, boolean>();
   /** undici agents with a route's upstream TLS settings, for cards served by the upstream itself. */
   private readonly agents = new Map<string, Agent>();
   private closed = false;
@@ -92,13 +93,32 @@ export class CardStore {
     return this.entry(route).changedAt;
   }
 
+  /** The route's card if loaded, without waiting (a stale one is revalidated in the background); null: it has none. */
+  peek(route: RouteConfig): JsonObject | null | undefined {
+    if (!this.hasSource(route)) return null;
+    const e = this.entries.get(route.name);
+    if (!e?.card) return undefined;
+    if (Date.now() >= e.expiresAt && !e.inflight) void this.refresh(route).catch(() => undefined);
+    return e.card;
+  }
+
+  /** Whether the route's card comes from somewhere (computed once per route configuration). */
+  private hasSource(route: RouteConfig): boolean {
+    let has = this.sources.get(route);
+    if (has === undefined) {
+      has = route.card.file !== undefined || cardSourceUrl(route) !== undefined;
+      this.sources.set(route, has);
+    }
+    return has;
+  }
+
   /**
    * The route's upstream card (undefined: it has none). A stale card is
    * returned at once and revalidated in the background; with no card yet the
    * call waits for a fetch and throws if it fails.
    */
   async get(route: RouteConfig): Promise<JsonObject | undefined> {
-    if (!route.card.file && !cardSourceUrl(route)) return undefined;
+    if (!this.hasSource(route)) return undefined;
     const e = this.entry(route);
     if (e.card) {
       if (Date.now() >= e.expiresAt && !e.inflight) void this.refresh(route).catch(() => undefined);

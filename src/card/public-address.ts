@@ -5,7 +5,7 @@
 // forwarded prefix that already ends with the route prefix is not doubled.
 import { BlockList, isIP } from 'node:net';
 import type { RouteConfig } from '../config/types.js';
-import type { HeaderGetter } from '../core/service-params.js';
+import type { HeaderGetter } from '../http/request.js';
 
 /** What the edge knows about the caller's request. */
 export interface RequestView {

@@ -8,7 +8,8 @@
 import { advertisedSecurity } from '../auth/security-schemes.js';
 import type { Binding, RouteConfig } from '../config/types.js';
 import { BINDINGS } from '../config/types.js';
-import type { Json, JsonObject } from '../proto/protojson.js';
+import type { Json, JsonObject } from '../proto/json.js';
+import { grpcReachable } from '../routing/router.js';
 import type { PublicAddresses } from './public-address.js';
 
 /** Bindings in the order the served card lists them. */
@@ -19,16 +20,6 @@ export function bindingOrder(card: JsonObject, route: RouteConfig): Binding[] {
     .filter((b): b is Binding => b !== undefined && BINDINGS.includes(b));
   const configured = route.upstream.binding === 'auto' ? [] : [route.upstream.binding];
   return [...new Set([...own, ...configured, ...BINDINGS])];
-}
-
-/** gRPC has no path: only routes it can reach (tenant, host, or root) advertise it. */
-export function grpcReachable(route: RouteConfig): boolean {
-  return route.tenant !== undefined || route.hosts.length > 0 || route.pathPrefix === '';
-}
-
-/** Whether the route serves callers of this binding. */
-export function exposes(route: RouteConfig, binding: Binding): boolean {
-  return route.card.bindings.length === 0 || route.card.bindings.includes(binding);
 }
 
 export function gatewayInterfaces(route: RouteConfig, at: PublicAddresses, order: Binding[]): JsonObject[] {

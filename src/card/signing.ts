@@ -15,16 +15,50 @@ import {
   type CryptoKey,
   type KeyObject,
 } from 'jose';
+import { getOption, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import type { SigningKey } from '../config/types.js';
-import { fromJson, toJson, type JsonObject } from '../proto/protojson.js';
-import { messageType } from '../proto/registry.js';
+import { AgentCardSchema } from '../gen/a2a_pb.js';
+import { FieldBehavior, field_behavior } from '../gen/google/api/field_behavior_pb.js';
+import { isObject, readJson, writeJson, type Json, type JsonObject } from '../proto/json.js';
 
-const AgentCard = messageType('lf.a2a.v1.AgentCard');
+function isRequired(f: DescField): boolean {
+  return getOption(f, field_behavior).includes(FieldBehavior.REQUIRED);
+}
+
+/** A REQUIRED field's JSON at its default value. */
+function defaultJson(f: DescField): Json {
+  if (f.fieldKind === 'list') return [];
+  if (f.fieldKind === 'map' || f.fieldKind === 'message') return {};
+  if (f.fieldKind === 'enum') return f.enum.values.find((v) => v.number === 0)?.name ?? 0;
+  if (f.scalar === 8) return false; // BOOL
+  if (f.scalar === 9) return ''; // STRING
+  if (f.scalar === 12) return ''; // BYTES
+  return 0;
+}
+
+/** §8.4.1: REQUIRED fields present even at their default, at every level of the ProtoJSON `json`. */
+function keepRequired(schema: DescMessage, json: JsonObject): JsonObject {
+  for (const f of schema.fields) {
+    const v = json[f.jsonName];
+    if (v === undefined) {
+      if (isRequired(f)) json[f.jsonName] = defaultJson(f);
+      continue;
+    }
+    const nested = f.message;
+    if (!nested || nested.typeName.startsWith('google.protobuf.')) continue;
+    const items = f.fieldKind === 'message' ? [v] : Array.isArray(v) ? v : isObject(v) ? Object.values(v) : [];
+    for (const item of items) if (isObject(item)) keepRequired(nested, item);
+  }
+  return json;
+}
 
 /** §8.4.1: the bytes that are signed. */
 export function canonicalPayload(card: JsonObject): Uint8Array {
   const { signatures: _signatures, ...rest } = card;
-  const normalized = toJson(AgentCard, fromJson(AgentCard, rest), { keepRequired: true });
+  const normalized = keepRequired(
+    AgentCardSchema,
+    writeJson(AgentCardSchema, readJson(AgentCardSchema, rest)) as JsonObject,
+  );
   return new TextEncoder().encode(canonicalize(normalized) ?? '');
 }
 

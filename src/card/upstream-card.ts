@@ -6,7 +6,7 @@
 // card cannot send the gateway to any other host (no SSRF through cards).
 import type { Binding, RouteConfig } from '../config/types.js';
 import { BINDINGS } from '../config/types.js';
-import type { JsonObject } from '../proto/protojson.js';
+import type { JsonObject } from '../proto/json.js';
 import { hostName } from './public-address.js';
 
 export const WELL_KNOWN_CARD = '/.well-known/agent-card.json';

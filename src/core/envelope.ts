@@ -1,61 +1,62 @@
 // The normalized call every inbound binding produces and every upstream
-// client consumes (proto/a2a/gateway/v1/envelope.proto), and its Reply.
-// Spec: §3.1 operations, §3.2.6 service parameters, §3.3.2 errors.
-import { A2AError } from '../errors/a2a-error.js';
-import { EnvelopeType } from '../proto/registry.js';
-import type { ProtoObject } from '../proto/protojson.js';
-import { methodInfo, METHODS, type MethodName } from './methods.js';
+// client consumes: the generated a2a.gateway.v1.Envelope message
+// (proto/a2a/gateway/v1/envelope.proto) — the Method, the service parameters
+// (§3.2.6), the tenant the caller addressed and the typed request in the
+// `request` oneof. Spec: §3.1 operations, §3.2.6 service parameters.
+import { toBinary, fromBinary } from '@bufbuild/protobuf';
+import {
+  EnvelopeSchema,
+  type Envelope as GeneratedEnvelope,
+  type ServiceParameters,
+} from '../gen/a2a/gateway/v1/envelope_pb.js';
+import { methodByEnum, type AnyRequest, type MethodInfo } from './methods.js';
 
-export interface ServiceParameters {
-  /** Major.Minor the caller asked for (already validated). */
-  version: string;
-  extensions: string[];
-  /** Lower-case header name → value, forwarded upstream. */
-  forwardedHeaders: Record<string, string>;
+export type { ServiceParameters };
+
+/** An envelope as the core builds it: service parameters always present. */
+export type Envelope = GeneratedEnvelope & { serviceParameters: ServiceParameters };
+
+export function serviceParameters(
+  version: string,
+  extensions: string[],
+  forwardedHeaders: Record<string, string>,
+): ServiceParameters {
+  return { $typeName: 'a2a.gateway.v1.ServiceParameters', version, extensions, forwardedHeaders };
 }
 
-export interface Envelope {
-  method: MethodName;
-  serviceParameters: ServiceParameters;
-  /** The tenant the caller addressed ("" when none). */
-  tenant: string;
-  /** The typed request message (proto object of the method's request type). */
-  request: ProtoObject;
+/** The envelope of one call (no copy of the request). */
+export function envelopeOf(info: MethodInfo, request: AnyRequest, tenant: string, sp: ServiceParameters): Envelope {
+  return {
+    $typeName: 'a2a.gateway.v1.Envelope',
+    method: info.enumValue,
+    serviceParameters: sp,
+    tenant,
+    request: { case: info.envelopeCase, value: request } as GeneratedEnvelope['request'],
+  };
 }
 
-/** A unary answer: the typed response, or an error. */
-export type Reply = { ok: true; response: ProtoObject } | { ok: false; error: A2AError };
+/** The typed request an envelope carries. */
+export function requestOf(env: Envelope): AnyRequest {
+  const r = env.request.value;
+  if (!r) throw new Error('envelope without a request');
+  return r;
+}
 
-/** The envelope as the protobuf message of envelope.proto. */
+export function methodOf(env: Envelope): MethodInfo {
+  const m = methodByEnum(env.method);
+  if (!m) throw new Error(`envelope with an unknown method ${env.method}`);
+  return m;
+}
+
+/** The envelope as protobuf bytes, and back (what crosses process boundaries, e.g. in tests). */
 export function encodeEnvelope(env: Envelope): Uint8Array {
-  const info = methodInfo(env.method);
-  return EnvelopeType.encode(
-    EnvelopeType.fromObject({
-      method: info.enumValue,
-      serviceParameters: env.serviceParameters,
-      tenant: env.tenant,
-      [info.envelopeField]: env.request,
-    }),
-  ).finish();
+  return toBinary(EnvelopeSchema, env);
 }
 
 export function decodeEnvelope(bytes: Uint8Array): Envelope {
-  const msg = EnvelopeType.toObject(EnvelopeType.decode(bytes), {
-    oneofs: true,
-    arrays: true,
-    objects: true,
-  }) as ProtoObject;
-  const info = [...METHODS.values()].find((m) => m.enumValue === msg.method);
-  if (!info) throw new Error('envelope without a method');
-  const sp = (msg.serviceParameters ?? {}) as Partial<ServiceParameters>;
+  const env = fromBinary(EnvelopeSchema, bytes);
   return {
-    method: info.name,
-    serviceParameters: {
-      version: sp.version ?? '',
-      extensions: sp.extensions ?? [],
-      forwardedHeaders: sp.forwardedHeaders ?? {},
-    },
-    tenant: String(msg.tenant ?? ''),
-    request: (msg[info.envelopeField] ?? {}) as ProtoObject,
+    ...env,
+    serviceParameters: env.serviceParameters ?? serviceParameters('', [], {}),
   };
 }

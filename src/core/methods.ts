@@ -1,77 +1,79 @@
-// The A2A methods (spec §5.3) as one table: request and response types, the
-// envelope's oneof member and Reply member, streaming or unary, and the REST
-// routes read from a2a.proto's google.api.http rules (§11.3). Bindings look
-// methods up here by their own names; nothing else lists them.
-import type protobuf from 'protobufjs';
-import { a2aService, EnvelopeType, messageType, MethodEnum } from '../proto/registry.js';
+// The A2A methods (spec §5.3, §3.1) as one table built from the generated
+// service descriptor (a2a.proto's A2AService): request and response schemas,
+// streaming or unary, the envelope's Method value and `request` oneof member
+// (envelope.proto), idempotence (§3.3.1) and the REST routes from a2a.proto's
+// google.api.http rules (§11.3). Bindings look methods up here by their own
+// names; nothing else lists them. Types follow the generated descriptor, so a
+// method's request and response are typed per method.
+import { getOption, type DescMessage, type DescMethod, type MessageShape } from '@bufbuild/protobuf';
+import { A2AService } from '../gen/a2a_pb.js';
+import { EnvelopeSchema, Method as MethodEnum } from '../gen/a2a/gateway/v1/envelope_pb.js';
+import { http } from '../gen/google/api/annotations_pb.js';
+import type { HttpRule as GenHttpRule } from '../gen/google/api/http_pb.js';
 
-export type MethodName =
-  | 'SendMessage'
-  | 'SendStreamingMessage'
-  | 'GetTask'
-  | 'ListTasks'
-  | 'CancelTask'
-  | 'SubscribeToTask'
-  | 'CreateTaskPushNotificationConfig'
-  | 'GetTaskPushNotificationConfig'
-  | 'ListTaskPushNotificationConfigs'
-  | 'DeleteTaskPushNotificationConfig'
-  | 'GetExtendedAgentCard';
+type Service = typeof A2AService.method;
+type LocalName = keyof Service;
+type Capitalized<S extends string> = S extends `${infer H}${infer T}` ? `${Uppercase<H>}${T}` : S;
+
+/** A method by its A2A name ("SendMessage", …). */
+export type MethodName = Capitalized<LocalName>;
+type Local<M extends MethodName> = Uncapitalize<M> & LocalName;
+
+/** The typed request and response of each method. */
+export type RequestOf<M extends MethodName> = MessageShape<Service[Local<M>]['input']>;
+export type ResponseOf<M extends MethodName> = MessageShape<Service[Local<M>]['output']>;
+/** Any method's request / response message. */
+export type AnyRequest = RequestOf<MethodName>;
+export type AnyResponse = ResponseOf<MethodName>;
+/** The envelope's `request` oneof member names. */
+export type EnvelopeCase = NonNullable<import('../gen/a2a/gateway/v1/envelope_pb.js').Envelope['request']['case']>;
 
 export interface HttpRule {
   verb: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
   /** e.g. "/{tenant}/tasks/{id=*}:cancel" */
   pattern: string;
+  /** The body field ("*" = the whole request), or undefined when the request has no body. */
   body: string | undefined;
 }
 
 export interface MethodInfo {
   name: MethodName;
-  /** a2a.gateway.v1.Method enum value. */
-  enumValue: number;
-  requestType: protobuf.Type;
-  responseType: protobuf.Type;
+  /** a2a.gateway.v1.Method value. */
+  enumValue: MethodEnum;
+  requestSchema: DescMessage;
+  responseSchema: DescMessage;
   streaming: boolean;
-  /** Envelope.request oneof member, e.g. "sendMessage" (also for SendStreamingMessage). */
-  envelopeField: string;
-  /** Reply.payload oneof member for a unary answer, e.g. "task". */
-  replyField: string;
+  /** §3.3.1: may be sent again (retry, failover) without changing the agent's state twice. */
+  idempotent: boolean;
+  /** Envelope.request oneof member ("sendMessage" for both SendMessage and SendStreamingMessage). */
+  envelopeCase: EnvelopeCase;
   httpRules: HttpRule[];
 }
 
-const REPLY_FIELD: Record<string, string> = {
-  '.lf.a2a.v1.SendMessageResponse': 'sendMessageResponse',
-  '.lf.a2a.v1.Task': 'task',
-  '.lf.a2a.v1.ListTasksResponse': 'listTasksResponse',
-  '.lf.a2a.v1.TaskPushNotificationConfig': 'taskPushNotificationConfig',
-  '.lf.a2a.v1.ListTaskPushNotificationConfigsResponse': 'listTaskPushNotificationConfigsResponse',
-  '.google.protobuf.Empty': 'empty',
-  '.lf.a2a.v1.AgentCard': 'agentCard',
-  '.lf.a2a.v1.StreamResponse': 'streamResponse',
-};
+const IDEMPOTENT = new Set<MethodName>([
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'GetExtendedAgentCard',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+]);
 
 function snakeUpper(s: string): string {
   return s.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase();
 }
 
-type RuleOption = Partial<Record<'get' | 'post' | 'delete' | 'put' | 'patch' | 'body', string>> & {
-  additional_bindings?: RuleOption | RuleOption[];
-};
-
-function rulesOf(method: protobuf.Method): HttpRule[] {
-  const opts = (method.parsedOptions ?? []) as Array<Record<string, RuleOption>>;
-  const http = opts.find((o) => o['(google.api.http)'])?.['(google.api.http)'];
-  if (!http) return [];
+function rulesOf(method: DescMethod): HttpRule[] {
   const out: HttpRule[] = [];
-  const add = (r: RuleOption): void => {
-    for (const verb of ['get', 'post', 'delete', 'put', 'patch'] as const) {
-      const pattern = r[verb];
-      if (pattern) out.push({ verb: verb.toUpperCase() as HttpRule['verb'], pattern, body: r.body });
+  const add = (rule: GenHttpRule): void => {
+    const { case: verb, value } = rule.pattern;
+    if (verb && verb !== 'custom' && typeof value === 'string') {
+      out.push({ verb: verb.toUpperCase() as HttpRule['verb'], pattern: value, body: rule.body || undefined });
     }
-    const extra = r.additional_bindings;
-    for (const x of Array.isArray(extra) ? extra : extra ? [extra] : []) add(x);
+    for (const extra of rule.additionalBindings) add(extra);
   };
-  add(http);
+  add(getOption(method, http));
   // §11.3.2 and the official SDK subscribe with POST; a2a.proto says GET: serve both.
   if (method.name === 'SubscribeToTask') {
     for (const r of [...out]) out.push({ verb: 'POST', pattern: r.pattern, body: undefined });
@@ -79,32 +81,28 @@ function rulesOf(method: protobuf.Method): HttpRule[] {
   return out;
 }
 
-/** The Envelope.request oneof member that carries this request type. */
-function envelopeFieldFor(requestType: protobuf.Type): string {
-  const member = EnvelopeType.oneofs.request?.fieldsArray.find(
-    (f) => f.resolvedType?.fullName === requestType.fullName,
-  );
-  if (!member) throw new Error(`envelope.proto has no request member of type ${requestType.fullName}`);
-  return member.name;
+function envelopeCaseFor(request: DescMessage): EnvelopeCase {
+  const member = EnvelopeSchema.oneofs
+    .find((o) => o.name === 'request')
+    ?.fields.find((f) => f.message?.typeName === request.typeName);
+  if (!member) throw new Error(`envelope.proto has no request member of type ${request.typeName}`);
+  return member.localName as EnvelopeCase;
 }
 
 function build(): Map<MethodName, MethodInfo> {
   const table = new Map<MethodName, MethodInfo>();
-  for (const m of a2aService.methodsArray) {
-    m.resolve();
-    const responseType = messageType(m.resolvedResponseType!.fullName.slice(1));
+  for (const m of A2AService.methods) {
     const name = m.name as MethodName;
-    const enumValue = MethodEnum.values[snakeUpper(name)];
+    const enumValue = MethodEnum[snakeUpper(name) as keyof typeof MethodEnum];
     if (enumValue === undefined) throw new Error(`envelope.proto has no Method for ${name}`);
-    const requestType = messageType(m.resolvedRequestType!.fullName.slice(1));
     table.set(name, {
       name,
       enumValue,
-      requestType,
-      responseType,
-      streaming: Boolean(m.responseStream),
-      envelopeField: envelopeFieldFor(requestType),
-      replyField: REPLY_FIELD[responseType.fullName] ?? 'unknown',
+      requestSchema: m.input,
+      responseSchema: m.output,
+      streaming: m.methodKind === 'server_streaming',
+      idempotent: IDEMPOTENT.has(name),
+      envelopeCase: envelopeCaseFor(m.input),
       httpRules: rulesOf(m),
     });
   }
@@ -112,7 +110,9 @@ function build(): Map<MethodName, MethodInfo> {
 }
 
 export const METHODS: ReadonlyMap<MethodName, MethodInfo> = build();
+const BY_ENUM = new Map([...METHODS.values()].map((m) => [m.enumValue, m]));
 
+/** A method by the name a caller sent, or undefined. */
 export function methodByName(name: string): MethodInfo | undefined {
   return METHODS.get(name as MethodName);
 }
@@ -121,4 +121,8 @@ export function methodInfo(name: MethodName): MethodInfo {
   const m = METHODS.get(name);
   if (!m) throw new Error(`unknown method ${name}`);
   return m;
+}
+
+export function methodByEnum(value: MethodEnum): MethodInfo | undefined {
+  return BY_ENUM.get(value);
 }

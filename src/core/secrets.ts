@@ -7,10 +7,10 @@
 // upstream may echo what it was sent). Log lines are built from the redacted
 // error; pino also redacts credential-named keys (server/gateway.ts).
 import { cookies, presentedApiKey } from '../auth/authenticator.js';
-import type { RequestView } from '../card/public-address.js';
+import type { RequestView } from '../http/request.js';
 import type { RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
-import type { JsonObject } from '../proto/protojson.js';
+import type { JsonObject } from '../proto/json.js';
 import type { Envelope } from './envelope.js';
 
 export const REDACTED = '[REDACTED]';
@@ -29,7 +29,7 @@ function credentialsIn(value: unknown, out: string[]): void {
   }
 }
 
-export function secretsOf(env: Envelope, route: RouteConfig, view: RequestView): string[] {
+export function secretsOf(env: Envelope | undefined, route: RouteConfig, view: RequestView): string[] {
   const out: string[] = [];
   const auth = view.header('authorization');
   if (auth) out.push(auth, auth.replace(/^\S+\s+/, ''));
@@ -39,7 +39,10 @@ export function secretsOf(env: Envelope, route: RouteConfig, view: RequestView):
     const v = presentedApiKey(view, key.location, key.name);
     if (v) out.push(v);
   }
-  credentialsIn(env.request, out);
+  // the route's own credential for the agent: an upstream may echo it back
+  const own = route.upstream.credentials;
+  if (own.mode === 'set') out.push(own.value, own.value.replace(/^\S+\s+/, ''));
+  if (env) credentialsIn(env.request.value, out);
   return [...new Set(out.filter((s) => s.length >= MIN_SECRET))].sort((a, b) => b.length - a.length);
 }
 
@@ -59,5 +62,7 @@ export function redactError(err: A2AError, secrets: readonly string[]): A2AError
     secrets.map((s) => JSON.stringify(s).slice(1, -1)),
   );
   if (message === err.message && clean === details) return err;
-  return new A2AError(err.errorName, message, JSON.parse(clean) as JsonObject[]);
+  const redacted = new A2AError(err.errorName, message, JSON.parse(clean) as JsonObject[], { cause: err.cause });
+  redacted.relayed = err.relayed;
+  return redacted;
 }

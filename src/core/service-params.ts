@@ -4,12 +4,10 @@
 // that are forwarded upstream (Authorization, W3C trace context, allow-list),
 // refusing values with CR/LF/NUL or over MAX_HEADER_VALUE_BYTES.
 import { A2AError } from '../errors/a2a-error.js';
-import type { ServiceParameters } from './envelope.js';
-import { withTraceContext } from './trace-context.js';
+import type { HeaderGetter } from '../http/request.js';
 
 export const SUPPORTED_MAJOR = 1;
 export const UPSTREAM_VERSION = '1.0';
-const ALWAYS_FORWARDED = ['authorization', 'traceparent', 'tracestate'];
 /** Longest header value the gateway reads or forwards (HTTP/1.1 allows 16 KiB for all headers together). */
 export const MAX_HEADER_VALUE_BYTES = 8192;
 const CONTROL = /[\r\n\0]/;
@@ -23,9 +21,6 @@ function checkedValue(name: string, v: string | undefined): string | undefined {
     throw A2AError.of('INVALID_REQUEST', `header ${name} exceeds ${MAX_HEADER_VALUE_BYTES} bytes`);
   return v;
 }
-
-/** Header lookup by lower-case name; multi-valued headers are comma-joined. */
-export type HeaderGetter = (lowerName: string) => string | undefined;
 
 /** "1.0.2" → "1.0"; "" or absent → "0.3" (§3.6.2). Throws VersionNotSupported. */
 export function negotiateVersion(raw: string | undefined): string {
@@ -51,41 +46,53 @@ export function splitList(value: string | undefined): string[] {
     .filter((s) => s.length > 0);
 }
 
-/** `queryVersion`: the A2A-Version query parameter (§3.6.1), used when no header is sent. */
-export function readServiceParameters(
+/** The caller's A2A-Extensions (§3.2.6), checked. */
+export function extensionsOf(header: HeaderGetter): string[] {
+  return splitList(checkedValue('a2a-extensions', header('a2a-extensions')));
+}
+
+/** The caller's A2A-Version: the header, else the A2A-Version query parameter (§3.6.1), negotiated. */
+export function versionOf(header: HeaderGetter, queryVersion: string | undefined): string {
+  return negotiateVersion(checkedValue('a2a-version', header('a2a-version')) ?? queryVersion);
+}
+
+/**
+ * The headers forwarded upstream (§3.2.6): Authorization, the route's
+ * allow-list, tracestate when the caller's traceparent is kept, and the
+ * call's traceparent; values with CR/LF/NUL or over the size limit refused.
+ */
+export function forwardedHeaders(
   header: HeaderGetter,
   allowList: readonly string[],
-  queryVersion?: string,
-): ServiceParameters {
-  const version = negotiateVersion(checkedValue('a2a-version', header('a2a-version')) ?? queryVersion);
-  const forwardedHeaders: Record<string, string> = {};
-  for (const name of [...ALWAYS_FORWARDED, ...allowList]) {
+  traceparent: string,
+  keepTracestate: boolean,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  const auth = checkedValue('authorization', header('authorization'));
+  if (auth !== undefined) out.authorization = auth;
+  for (const name of allowList) {
     const v = checkedValue(name, header(name));
-    if (v !== undefined) forwardedHeaders[name] = v;
+    if (v !== undefined) out[name] = v;
   }
-  return {
-    version,
-    extensions: splitList(checkedValue('a2a-extensions', header('a2a-extensions'))),
-    forwardedHeaders: withTraceContext(forwardedHeaders),
-  };
+  if (keepTracestate) {
+    const ts = checkedValue('tracestate', header('tracestate'));
+    if (ts !== undefined) out.tracestate = ts;
+  }
+  out.traceparent = traceparent;
+  return out;
 }
 
 /**
  * Headers/metadata to send upstream for these parameters (§9.2, §10.2, §11.2).
- * `sp.version` is the upstream's: the dispatcher sets it from the chosen
+ * `sp.version` is the upstream's: the pipeline sets it from the chosen
  * interface (UPSTREAM_VERSION for a configured binding).
  */
-export function upstreamHeaders(sp: ServiceParameters): Record<string, string> {
+export function upstreamHeaders(sp: {
+  version: string;
+  extensions: readonly string[];
+  forwardedHeaders: Record<string, string>;
+}): Record<string, string> {
   const h: Record<string, string> = { ...sp.forwardedHeaders, 'a2a-version': sp.version };
   if (sp.extensions.length > 0) h['a2a-extensions'] = sp.extensions.join(',');
   return h;
-}
-
-/** Pass-through: the caller's parameters checked, forwarded with the version the gateway speaks upstream. */
-export function passThroughHeaders(
-  header: HeaderGetter,
-  allowList: readonly string[],
-  queryVersion?: string,
-): Record<string, string> {
-  return upstreamHeaders({ ...readServiceParameters(header, allowList, queryVersion), version: UPSTREAM_VERSION });
 }

@@ -6,7 +6,7 @@ import { randomFillSync } from 'node:crypto';
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
-function valid(tp: string | undefined): boolean {
+export function validTraceparent(tp: string | undefined): boolean {
   const m = tp ? TRACEPARENT.exec(tp.trim()) : null;
   return m !== null && m[1] !== 'ff' && !/^0+$/.test(m[2] ?? '') && !/^0+$/.test(m[3] ?? '');
 }
@@ -30,13 +30,6 @@ export function newTraceparent(): string {
   return `00-${randomHex(16)}-${randomHex(8)}-01`;
 }
 
-/** The headers with a valid traceparent (a new trace when the caller sent none; its tracestate then dropped). */
-export function withTraceContext(headers: Record<string, string>): Record<string, string> {
-  if (valid(headers.traceparent)) return headers;
-  const { tracestate: _stale, ...rest } = headers;
-  return { ...rest, traceparent: newTraceparent() };
-}
-
-export function traceIdOf(headers: Record<string, string> | undefined): string | undefined {
-  return headers?.traceparent ? TRACEPARENT.exec(headers.traceparent)?.[2] : undefined;
+export function traceIdOf(traceparent: string | undefined): string | undefined {
+  return traceparent ? TRACEPARENT.exec(traceparent)?.[2] : undefined;
 }

@@ -3,8 +3,9 @@
 // open a stream of StreamResponse events (§3.1.2, §3.1.6); failures are
 // thrown as A2AErrors (errors as data, §3.3.2).
 import type { UpstreamTls } from '../config/types.js';
+import type { StreamResponse } from '../gen/a2a_pb.js';
 import type { Envelope } from './envelope.js';
-import type { ProtoObject } from '../proto/protojson.js';
+import type { AnyResponse } from './methods.js';
 
 export interface UpstreamTarget {
   /** JSON-RPC endpoint URL, REST base URL, or gRPC host:port. */
@@ -16,8 +17,7 @@ export interface UpstreamTarget {
 }
 
 export interface UpstreamClient {
-  unary(env: Envelope, signal: AbortSignal): Promise<ProtoObject>;
+  unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse>;
   /** StreamResponse events, pulled one at a time; aborting `signal` ends the upstream call. */
-  stream(env: Envelope, signal: AbortSignal): AsyncIterable<ProtoObject>;
-  close(): Promise<void>;
+  stream(env: Envelope, signal: AbortSignal): AsyncIterable<StreamResponse>;
 }

@@ -1,53 +1,199 @@
-// Required-field validation (spec §5.7): fields marked
-// `(google.api.field_behavior) = REQUIRED` in a2a.proto must be set, and
-// required repeated fields must hold at least one element. Produces
-// google.rpc.BadRequest field violations with camelCase paths.
-import protobuf from 'protobufjs';
-import { isRequiredField, type ProtoObject } from '../proto/protojson.js';
+// One validation walk per request (spec §5.7 required fields, §13.2 input
+// validation, §13 SSRF), precompiled per message type from the generated
+// descriptors: REQUIRED fields set (`(google.api.field_behavior) = REQUIRED`;
+// repeated ones non-empty), every string and map key at most the route's
+// `maxStringLength`, Struct/Value nesting at most MAX_STRUCT_DEPTH levels, and
+// (with the route's SSRF guard) file part and push-notification URLs screened.
+// Paths are kept as a stack of segments and turned into text only for a
+// violation, so a valid request allocates nothing for them. Bytes fields are
+// bounded by the body limit instead.
+import { getOption, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import { FieldBehavior, field_behavior } from '../gen/google/api/field_behavior_pb.js';
 import type { FieldViolation } from '../proto/violations.js';
+import { unsafeUrl } from './ssrf-guard.js';
 
-function isUnset(f: protobuf.Field, v: unknown): boolean {
-  if (v === undefined || v === null) return true;
-  if (f.repeated) return Array.isArray(v) ? v.length === 0 : Object.keys(v as object).length === 0;
-  if (f.resolvedType instanceof protobuf.Type) return false;
-  if (v instanceof Uint8Array) return v.length === 0;
-  return v === '' || v === 0 || v === false;
+/** Deepest Struct/Value/ListValue nesting accepted. */
+export const MAX_STRUCT_DEPTH = 32;
+/** At most this many violations are reported (the first ones found). */
+const MAX_REPORTED = 5;
+/** String fields that name a URL the agent will fetch or call (screened by the SSRF guard). */
+const URL_FIELDS = new Set(['lf.a2a.v1.Part.url', 'lf.a2a.v1.TaskPushNotificationConfig.url']);
+
+export interface ValidationOptions {
+  maxStringLength: number;
+  /** Screen URL fields (the route's ssrfGuard). */
+  screenUrls: boolean;
 }
 
-function walk(
-  type: protobuf.Type,
-  obj: ProtoObject,
-  path: string,
-  skip: ReadonlySet<string>,
-  out: FieldViolation[],
-): void {
-  for (const f of type.fieldsArray) {
-    const fpath = path ? `${path}.${f.name}` : f.name;
-    const v = obj[f.name];
-    if (isRequiredField(f) && !skip.has(fpath) && isUnset(f, v)) {
-      out.push({ field: fpath, description: `${fpath} is required` });
-      continue;
+class Walk {
+  readonly path: Array<string | number> = [];
+  readonly out: FieldViolation[] = [];
+  constructor(readonly opts: ValidationOptions) {}
+
+  get full(): boolean {
+    return this.out.length >= MAX_REPORTED;
+  }
+
+  at(last?: string): string {
+    let s = '';
+    for (const seg of last === undefined ? this.path : [...this.path, last]) {
+      s += typeof seg === 'number' ? `[${seg}]` : s === '' ? seg : `.${seg}`;
     }
-    const rt = f.resolvedType;
-    if (!(rt instanceof protobuf.Type) || v == null || rt.fullName.startsWith('.google.protobuf.')) continue;
-    if (f instanceof protobuf.MapField) {
-      for (const [k, mv] of Object.entries(v as ProtoObject))
-        walk(rt, mv as ProtoObject, `${fpath}[${JSON.stringify(k)}]`, skip, out);
-    } else if (f.repeated) {
-      (v as ProtoObject[]).forEach((item, i) => walk(rt, item, `${fpath}[${i}]`, skip, out));
-    } else {
-      walk(rt, v as ProtoObject, fpath, skip, out);
+    return s || '(request)';
+  }
+
+  violation(field: string, description: string): void {
+    if (!this.full) this.out.push({ field: field.slice(0, 200), description });
+  }
+
+  string(v: string, name?: string): void {
+    if (v.length > this.opts.maxStringLength) {
+      this.violation(
+        this.at(name),
+        `string of ${v.length} characters exceeds the limit of ${this.opts.maxStringLength}`,
+      );
+    }
+  }
+
+  key(k: string): void {
+    if (k.length > this.opts.maxStringLength) {
+      this.violation(this.at(), `key of ${k.length} characters exceeds the limit of ${this.opts.maxStringLength}`);
+    }
+  }
+
+  /** A Struct/Value as plain JSON (how protobuf-es holds singular Struct fields). */
+  json(v: unknown, depth: number): void {
+    if (this.full) return;
+    if (typeof v === 'string') return this.string(v);
+    if (v === null || typeof v !== 'object') return;
+    if (depth > MAX_STRUCT_DEPTH) {
+      return this.violation(this.at(), `nesting deeper than ${MAX_STRUCT_DEPTH} levels`);
+    }
+    if ('$typeName' in v) return compile((v as { $typeName: string }).$typeName)(v as Msg, this, depth);
+    if (Array.isArray(v)) {
+      v.forEach((item, i) => {
+        this.path.push(i);
+        this.json(item, depth + 1);
+        this.path.pop();
+      });
+      return;
+    }
+    for (const [k, item] of Object.entries(v)) {
+      this.path.push(k);
+      this.key(k);
+      this.json(item, depth + 1);
+      this.path.pop();
     }
   }
 }
 
-/** Every REQUIRED field missing in `obj`; `skip` names paths filled elsewhere. */
-export function requiredViolations(
-  type: protobuf.Type,
-  obj: ProtoObject,
-  skip: ReadonlySet<string> = new Set(),
-): FieldViolation[] {
-  const out: FieldViolation[] = [];
-  walk(type, obj, '', skip, out);
-  return out;
+type Msg = Record<string, unknown>;
+type Check = (msg: Msg, w: Walk, depth: number) => void;
+
+const WKT_JSON = new Set(['google.protobuf.Struct', 'google.protobuf.Value', 'google.protobuf.ListValue']);
+const descriptors = new Map<string, DescMessage>();
+const compiled = new Map<string, Check>();
+
+function isRequired(f: DescField): boolean {
+  return getOption(f, field_behavior).includes(FieldBehavior.REQUIRED);
+}
+
+function isUnset(f: DescField, v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (f.fieldKind === 'list') return (v as unknown[]).length === 0;
+  if (f.fieldKind === 'map') return Object.keys(v as object).length === 0;
+  if (f.fieldKind === 'message') return false;
+  if (v instanceof Uint8Array) return v.length === 0;
+  return v === '' || v === 0 || v === false || v === 0n;
+}
+
+/** A message value: the generated walk, or the JSON walk for unboxed Struct/Value. */
+function nested(v: unknown, typeName: string, w: Walk, depth: number): void {
+  if (WKT_JSON.has(typeName)) w.json(v, depth + 1);
+  else compile(typeName)(v as Msg, w, depth);
+}
+
+function fieldCheck(desc: DescMessage, f: DescField): Check | undefined {
+  const name = f.jsonName;
+  const required = isRequired(f);
+  const screen = URL_FIELDS.has(`${desc.typeName}.${f.name}`);
+  const read: (m: Msg) => unknown = f.oneof
+    ? (m) => {
+        const o = m[f.oneof!.localName] as { case?: string; value?: unknown };
+        return o.case === f.localName ? o.value : undefined;
+      }
+    : (m) => m[f.localName];
+  const isString = (f.fieldKind === 'scalar' || f.fieldKind === 'list') && f.scalar === 9; // ScalarType.STRING
+  const messageType = f.message?.typeName;
+  if (!required && !isString && !screen && !messageType && f.fieldKind !== 'map') return undefined;
+  return (m, w, depth) => {
+    if (w.full) return;
+    const v = read(m);
+    if (required && isUnset(f, v)) return w.violation(w.at(name), `${w.at(name)} is required`);
+    if (v === undefined || v === null) return;
+    if (f.fieldKind === 'scalar') {
+      if (typeof v !== 'string') return;
+      w.string(v, name);
+      if (screen && w.opts.screenUrls && v !== '') {
+        const why = unsafeUrl(v);
+        if (why) w.violation(w.at(name), `URL refused by the SSRF guard: ${why}`);
+      }
+      return;
+    }
+    w.path.push(name);
+    if (f.fieldKind === 'message') nested(v, messageType!, w, depth);
+    else if (f.fieldKind === 'list') {
+      (v as unknown[]).forEach((item, i) => {
+        w.path.push(i);
+        if (isString) w.string(item as string);
+        else if (messageType) nested(item, messageType, w, depth);
+        w.path.pop();
+      });
+    } else if (f.fieldKind === 'map') {
+      for (const [k, item] of Object.entries(v as Msg)) {
+        w.path.push(k);
+        w.key(k);
+        if (typeof item === 'string') w.string(item);
+        else if (messageType) nested(item, messageType, w, depth);
+        w.path.pop();
+      }
+    }
+    w.path.pop();
+  };
+}
+
+function register(desc: DescMessage): void {
+  if (descriptors.has(desc.typeName)) return;
+  descriptors.set(desc.typeName, desc);
+  for (const f of desc.fields) if (f.message) register(f.message);
+}
+
+function compile(typeName: string): Check {
+  let check = compiled.get(typeName);
+  if (check) return check;
+  const desc = descriptors.get(typeName);
+  if (!desc) return () => undefined; // a message type outside the request graph: nothing to check
+  const checks: Check[] = [];
+  check = (m, w, depth) => {
+    for (const c of checks) c(m, w, depth);
+  };
+  compiled.set(typeName, check); // before the fields: recursive types find it
+  for (const f of desc.fields) {
+    const c = fieldCheck(desc, f);
+    if (c) checks.push(c);
+  }
+  return check;
+}
+
+/** Every violation of `message` (of type `schema`), at most MAX_REPORTED; empty when valid. */
+export function violations(schema: DescMessage, message: object, opts: ValidationOptions): FieldViolation[] {
+  register(schema);
+  const w = new Walk(opts);
+  compile(schema.typeName)(message as Msg, w, 0);
+  return w.out;
+}
+
+/** Only the REQUIRED fields (for answers, whose strings the gateway does not limit). */
+export function requiredViolations(schema: DescMessage, message: object): FieldViolation[] {
+  return violations(schema, message, { maxStringLength: Number.MAX_SAFE_INTEGER, screenUrls: false });
 }

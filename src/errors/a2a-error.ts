@@ -5,7 +5,7 @@
 // ErrorInfo reason first, by code second (including the older v1.0.0 codes).
 import { CATALOGUE, ERROR_NAMES, GRPC_CODES, ROW_BY_GRPC, type ErrorName, type GrpcStatusName } from './catalogue.js';
 import type { FieldViolation } from '../proto/violations.js';
-import type { JsonObject } from '../proto/protojson.js';
+import type { JsonObject } from '../proto/json.js';
 
 export const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
 export const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
@@ -16,12 +16,18 @@ export class A2AError extends Error {
   connectionRefused = false;
   /** Set by an upstream client when a kept-alive connection was reset under the call (an idempotent call may be retried). */
   connectionReset = false;
+  /**
+   * A same-binding pass-through keeps the upstream's own error as it came
+   * (e.g. a gRPC status with its trailers) so the edge can relay it verbatim.
+   */
+  relayed: unknown = undefined;
   constructor(
     readonly errorName: ErrorName,
     message: string,
     readonly details: JsonObject[],
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 
   get row() {
@@ -32,7 +38,7 @@ export class A2AError extends Error {
   static of(
     name: ErrorName,
     message?: string,
-    opts: { metadata?: Record<string, string>; details?: JsonObject[] } = {},
+    opts: { metadata?: Record<string, string>; details?: JsonObject[]; cause?: unknown } = {},
   ): A2AError {
     const row = CATALOGUE[name];
     const details = opts.details ?? [];
@@ -46,7 +52,7 @@ export class A2AError extends Error {
           },
         ]
       : [];
-    return new A2AError(name, message ?? row.message, [...info, ...details]);
+    return new A2AError(name, message ?? row.message, [...info, ...details], { cause: opts.cause });
   }
 
   static invalidParams(violations: FieldViolation[], message?: string): A2AError {
@@ -113,4 +119,10 @@ export function nameFromHttp(status: number): ErrorName {
 
 export function isGrpcStatusName(s: unknown): s is GrpcStatusName {
   return typeof s === 'string' && Object.prototype.hasOwnProperty.call(GRPC_CODES, s);
+}
+
+/** Any thrown value as a catalogue error (an unexpected one is INTERNAL_ERROR, the original kept as its cause). */
+export function asA2AError(e: unknown): A2AError {
+  if (e instanceof A2AError) return e;
+  return A2AError.of('INTERNAL_ERROR', `gateway error: ${(e as Error)?.message ?? String(e)}`, { cause: e });
 }

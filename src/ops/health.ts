@@ -6,8 +6,8 @@
 import type * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import type { CardService } from '../card/card-service.js';
-import type { RouteTable } from '../routing/route-table.js';
-import { A2A_SERVICE } from '../proto/registry.js';
+import type { RouteTable } from '../routing/generation.js';
+import { A2A_SERVICE } from '../bindings/grpc/service.js';
 
 export interface Readiness {
   ready: boolean;

@@ -35,9 +35,9 @@ export class OtlpTracer {
     this.timer.unref();
   }
 
-  /** A span for a call whose forwarded headers carry a valid traceparent; returns the headers to send upstream. */
-  start(headers: Record<string, string>): { span: Span; headers: Record<string, string> } {
-    const [, traceId = '', parent, flags = '01'] = (headers.traceparent ?? '').split('-');
+  /** A span for a call with this (valid) traceparent; returns the traceparent to send upstream. */
+  start(traceparent: string): { span: Span; traceparent: string } {
+    const [, traceId = '', parent, flags = '01'] = traceparent.split('-');
     const span: Span = {
       traceId,
       spanId: randomBytes(8).toString('hex'),
@@ -45,7 +45,7 @@ export class OtlpTracer {
       flags,
       startNs: process.hrtime.bigint(),
     };
-    return { span, headers: { ...headers, traceparent: `00-${traceId}-${span.spanId}-${flags}` } };
+    return { span, traceparent: `00-${traceId}-${span.spanId}-${flags}` };
   }
 
   end(span: Span, name: string, attributes: Record<string, string>, error: string | undefined): void {

@@ -1,7 +1,7 @@
 // Route selection (issue: routes by tenant, HTTP path prefix and Host /
 // :authority). Candidates are ordered most specific first: host-bound
 // routes, then longer path prefixes, then tenant-bound routes.
-import type { RouteConfig } from '../config/types.js';
+import type { Binding, RouteConfig } from '../config/types.js';
 
 export interface PrefixMatch {
   route: RouteConfig;
@@ -53,26 +53,23 @@ export class Router {
     return out;
   }
 
-  /**
-   * gRPC carries no path: a route is reachable when its tenant or host
-   * matched, or when it sits at the root prefix.
-   */
-  grpcRoute(
-    authority: string | undefined,
-    tenant: string,
-    allowed: (r: RouteConfig) => boolean = () => true,
-  ): RouteConfig | undefined {
+  /** gRPC carries no path: the routes its :authority reaches (by host, by tenant, or at the root), most specific first. */
+  grpcCandidates(authority: string | undefined): RouteConfig[] {
     const host = hostOf(authority);
-    return this.ordered.find(
-      (r) =>
-        allowed(r) &&
-        this.hostMatches(r, host) &&
-        tenantMatches(r, tenant) &&
-        (r.tenant !== undefined || r.hosts.length > 0 || r.pathPrefix === ''),
-    );
+    return this.ordered.filter((r) => this.hostMatches(r, host) && grpcReachable(r));
   }
 }
 
 export function tenantMatches(r: RouteConfig, tenant: string): boolean {
   return r.tenant === undefined || r.tenant === tenant;
+}
+
+/** Whether the route serves callers of this binding (`card.bindings` restricts them). */
+export function exposes(route: RouteConfig, binding: Binding): boolean {
+  return route.card.bindings.length === 0 || route.card.bindings.includes(binding);
+}
+
+/** gRPC has no path: only routes it can reach (by tenant, host, or at the root) serve it. */
+export function grpcReachable(route: RouteConfig): boolean {
+  return route.tenant !== undefined || route.hosts.length > 0 || route.pathPrefix === '';
 }

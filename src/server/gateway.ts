@@ -1,5 +1,6 @@
-// Composes a running gateway from a parsed GatewayConfig: the route table, the
-// cards, the dispatcher (one upstream client per upstream binding + URL), the
+// Composes a running gateway from a parsed GatewayConfig: the route table (a
+// config generation with its upstream connections), the cards, the request
+// pipeline, the
 // HTTP listener (JSON-RPC, REST, cards), the gRPC listener (A2AService,
 // grpc.health.v1, reflection), the operations endpoints (on the public port or
 // a separate admin listener), and the two lifecycle operations: reload (swap
@@ -19,13 +20,13 @@ import { CardService } from '../card/card-service.js';
 import { CardStore } from '../card/card-store.js';
 import { trustList } from '../card/public-address.js';
 import type { Binding, GatewayConfig } from '../config/types.js';
-import { Dispatcher } from '../core/dispatcher.js';
-import type { UpstreamClient, UpstreamTarget } from '../core/upstream.js';
 import { Health } from '../ops/health.js';
 import { Metrics } from '../ops/metrics.js';
 import { OtlpTracer } from '../ops/otlp.js';
-import { PROTO_DIR } from '../proto/registry.js';
-import { RouteTable } from '../routing/route-table.js';
+import { Pipeline } from '../pipeline/pipeline.js';
+import { PROTO_DIR } from '../proto/dir.js';
+import { RouteTable } from '../routing/generation.js';
+import { UpstreamRegistry, type ClientFactory } from '../upstream/registry.js';
 import { addAdminRoutes } from './admin.js';
 import { ListenerCertificates } from '../tls/listener-certificates.js';
 import { trackConnections } from './connections.js';
@@ -58,11 +59,14 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-const UPSTREAM_CLIENTS: Record<Binding, (t: UpstreamTarget) => UpstreamClient> = {
-  JSONRPC: (t) => new JsonRpcUpstream(t),
-  'HTTP+JSON': (t) => new RestUpstream(t),
-  GRPC: (t) => new GrpcUpstream(t),
+/** Each binding's upstream client, made on the generation's shared pools and channels. */
+const UPSTREAM_CLIENTS: Record<Binding, ClientFactory> = {
+  JSONRPC: (t, u) => new JsonRpcUpstream(t, u),
+  'HTTP+JSON': (t, u) => new RestUpstream(t, u),
+  GRPC: (t, u) => new GrpcUpstream(t, u),
 };
+/** Connections per upstream HTTP origin. */
+const MAX_UPSTREAM_CONNECTIONS = 64;
 
 function bindGrpc(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -88,7 +92,7 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
 export async function startGateway(config: GatewayConfig, logger?: Logger): Promise<RunningGateway> {
   const log = logger ?? pino({ level: config.logLevel, redact: REDACT_PATHS });
   const certificates = config.tls ? new ListenerCertificates(config.tls, log) : undefined;
-  const table = new RouteTable(config);
+  const table = new RouteTable(config, () => new UpstreamRegistry(UPSTREAM_CLIENTS, MAX_UPSTREAM_CONNECTIONS));
   const metrics = new Metrics();
   const ports = { http: config.httpPort, grpc: config.grpcPort };
   const store = new CardStore(log, metrics);
@@ -105,13 +109,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     log,
   );
   const tracer = config.tracing ? new OtlpTracer(config.tracing, log) : undefined;
-  const dispatcher = new Dispatcher(
-    (binding, target) => UPSTREAM_CLIENTS[binding](target),
-    cards,
-    log,
-    metrics,
-    tracer,
-  );
+  const pipeline = new Pipeline({ cards, log, metrics, tracer });
   const health = new Health(table, cards);
   void store.start(config.routes).then(() => health.update());
 
@@ -121,7 +119,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     'grpc.keepalive_time_ms': 120_000,
     'grpc.keepalive_timeout_ms': 20_000,
   });
-  const grpcInbound = new GrpcInbound(dispatcher, table);
+  const grpcInbound = new GrpcInbound(pipeline, table);
   const { definition, handlers } = grpcInbound.service();
   grpcServer.addService(definition, handlers);
   health.addTo(grpcServer);
@@ -132,7 +130,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     certificates?.grpcCredentials() ?? grpc.ServerCredentials.createInsecure(),
   );
 
-  const app = buildHttpServer({ table, dispatcher, logger: log, tls: certificates });
+  const app = buildHttpServer({ table, pipeline, cards, logger: log, tls: certificates });
   const connections = trackConnections(app.server);
   const admin: FastifyInstance | undefined = config.admin
     ? Fastify({ loggerInstance: log as FastifyBaseLogger })
@@ -155,14 +153,13 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const close = (): Promise<void> => {
     closed ??= (async () => {
       health.stop();
-      dispatcher.endStreams();
+      pipeline.endStreams();
       connections.closeAll();
       await app.close();
       await admin?.close();
       grpcServer.forceShutdown();
-      grpcInbound.passThrough.close();
       store.close();
-      await dispatcher.close();
+      await table.close();
       await tracer?.close();
     })();
     return closed;
@@ -190,15 +187,15 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
       health.draining = true;
       await health.update();
       log.info(
-        { graceMs, openStreams: dispatcher.activeStreams },
+        { graceMs, openStreams: pipeline.activeStreams },
         'draining: no new calls; open streams end after the grace period',
       );
       const httpClosed = app.close();
       connections.closeIdle();
       const grpcClosed = new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve()));
       const deadline = Date.now() + graceMs;
-      while (dispatcher.activeStreams > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      dispatcher.endStreams();
+      while (pipeline.activeStreams > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      pipeline.endStreams();
       await Promise.race([Promise.all([httpClosed, grpcClosed]), new Promise((r) => setTimeout(r, 2000))]);
       await close();
     },

@@ -1,13 +1,14 @@
-// The HTTP listener (fastify): one catch-all route that finds the A2A route
-// by Host and path prefix, then hands the call to the JSON-RPC inbound
-// (POST to the route's root), the REST inbound (every other A2A path) or the
-// card (GET {prefix}/.well-known/agent-card.json). Bodies are read raw so
-// that every parse error is answered in the caller's binding. With
-// listen.tls it is an HTTPS server with h2 and HTTP/1.1 (§7.1), whose
-// verified client certificates the core sees through the RequestView.
+// The HTTP listener (fastify): one catch-all route that finds the routes the
+// Host and path prefix reach, then hands the call to the JSON-RPC inbound
+// (POST to the route's root), the REST inbound (every other A2A path) — both
+// run it through the request pipeline — or the card endpoint (GET
+// {prefix}/.well-known/agent-card.json), and writes the answer: a body, an
+// SSE stream, or a pass-through relay piped with backpressure. Bodies are
+// read raw so that every parse error is answered in the caller's binding.
+// With listen.tls it is an HTTPS server with h2 and HTTP/1.1 (§7.1), whose
+// verified client certificates the pipeline sees through the RequestView.
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
 import Fastify, {
   LogController,
@@ -17,30 +18,28 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { Logger } from 'pino';
-import type { HttpAnswer, HttpCall } from '../bindings/http-request.js';
-import { errorHeaders } from '../bindings/http-error-headers.js';
-import { errorResponse } from '../bindings/jsonrpc/wire.js';
 import { JsonRpcInbound } from '../bindings/jsonrpc/inbound.js';
+import { errorResponse } from '../bindings/jsonrpc/wire.js';
+import { matchRestPath } from '../bindings/rest/paths.js';
 import { RestInbound, restError } from '../bindings/rest/inbound.js';
 import { errorBody } from '../bindings/rest/wire.js';
-import type { RequestView } from '../card/public-address.js';
-import { matchRestPath } from '../bindings/rest/paths.js';
-import { HttpPassThrough } from '../bindings/http-passthrough.js';
-import { exposes } from '../card/served-card.js';
 import { WELL_KNOWN_CARD } from '../card/upstream-card.js';
-import { asA2AError } from '../core/dispatcher.js';
-import type { RouteConfig } from '../config/types.js';
-import { writeSse } from '../sse/writer.js';
-import { isEventStream } from '../upstream/http-pool.js';
-import type { Dispatcher } from '../core/dispatcher.js';
+import type { CardService } from '../card/card-service.js';
 import { A2AError } from '../errors/a2a-error.js';
+import { errorHeaders } from '../http/error-headers.js';
+import type { HttpAnswer, HttpCall, RequestView } from '../http/request.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
+import type { RouteTable } from '../routing/generation.js';
+import { writeSse } from '../sse/writer.js';
 import type { ListenerCertificates } from '../tls/listener-certificates.js';
 import { verifiedPeer } from '../tls/peer-certificate.js';
-import type { RouteTable } from '../routing/route-table.js';
+import { isEventStream } from '../upstream/http-pool.js';
+import { serveCard } from './card-endpoint.js';
 
 export interface HttpServerDeps {
   table: RouteTable;
-  dispatcher: Dispatcher;
+  pipeline: Pipeline;
+  cards: CardService;
   logger: Logger;
   /** HTTPS with h2 and HTTP/1.1 (ALPN) when given; plain HTTP/1.1 otherwise. */
   tls?: ListenerCertificates | undefined;
@@ -82,7 +81,7 @@ function isRestPath(method: string, path: string): boolean {
  * going away ends the other. (stream.pipeline would do the same but builds
  * and aborts an AbortController per call, a measurable cost here.)
  */
-function relay(body: Readable, res: ServerResponse): Promise<void> {
+function relay(body: NonNullable<HttpAnswer['relay']>, res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       if (!body.destroyed) body.destroy();
@@ -153,24 +152,22 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     },
   }) as unknown as FastifyInstance;
   if (deps.tls) deps.tls.track(app.server as unknown as { setSecureContext(o: object): void });
-  const jsonrpc = new JsonRpcInbound(deps.dispatcher);
-  const rest = new RestInbound(deps.dispatcher);
-  const passThrough = new HttpPassThrough(deps.dispatcher);
-  app.addHook('onClose', async () => passThrough.close());
+  const jsonrpc = new JsonRpcInbound(deps.pipeline);
+  const rest = new RestInbound(deps.pipeline);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
-  const locate = (
-    req: FastifyRequest,
-  ): { path: string; query: URLSearchParams; group: RouteConfig[]; rest: string } => {
+  /** The routes the host and path reach that share the most specific prefix, and the path below it. */
+  const locate = (req: FastifyRequest) => {
     const { path, query } = splitUrl(req.url);
-    const candidates = deps.table.router.httpCandidates(hostOf(req), path);
+    const generation = deps.table.generation;
+    const candidates = generation.router.httpCandidates(hostOf(req), path);
     const first = candidates[0];
     const group = first
       ? candidates.filter((c) => c.route.pathPrefix === first.route.pathPrefix).map((c) => c.route)
       : [];
-    return { path, query, group, rest: first ? first.rest : path };
+    return { path, query, group, rest: first ? first.rest : path, generation };
   };
 
   app.setErrorHandler((error: { code?: string; statusCode?: number; message: string }, req, reply) => {
@@ -188,21 +185,22 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'],
     url: '*',
     handler: async (req, reply) => {
-      const { path, query, group, rest: below } = locate(req);
+      const { path, query, group, rest: below, generation } = locate(req);
       const abort = new AbortController();
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) abort.abort();
       });
       if (req.method === 'GET' && path === WELL_KNOWN_CARD) {
         // A route bound to a host also serves its card at that host's root.
-        const byHost = deps.table.router.hostRoute(hostOf(req));
+        const byHost = generation.router.hostRoute(hostOf(req));
         if (byHost && group[0]?.pathPrefix !== '') group.unshift(byHost);
       }
-      if (group.length === 0)
+      if (group.length === 0) {
         return send(
           reply,
           earlyError(req.method, path, A2AError.of('NO_ROUTE', `no route for ${hostOf(req) ?? ''}${path}`)),
         );
+      }
       const headers = req.headers;
       const header = (name: string): string | undefined => {
         const v = headers[name];
@@ -215,7 +213,8 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         query: (name) => query.get(name) ?? undefined,
         peerCertificate: () => verifiedPeer(tlsSocketOf(req)),
       };
-      if (req.method === 'GET' && below === WELL_KNOWN_CARD) return send(reply, await serveCard(group[0]!, view));
+      if (req.method === 'GET' && below === WELL_KNOWN_CARD)
+        return send(reply, await serveCard(deps.cards, group[0]!, view));
       const call: HttpCall = {
         method: req.method,
         path: below,
@@ -226,27 +225,17 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         signal: abort.signal,
         view,
       };
-      const inbound = isJsonRpcPath(req.method, below) ? 'JSONRPC' : 'HTTP+JSON';
-      const only = group.length === 1 ? group[0] : undefined;
-      if (only?.passThrough && only.upstream.binding === inbound && exposes(only, inbound)) {
-        try {
-          const streamed = await passThrough.forward(call, only, inbound);
-          reply.hijack();
-          reply.raw.writeHead(streamed.status, streamed.headers);
-          // an SSE answer's headers go out now; any other answer's go with its body (one write, not two)
-          if (isEventStream(streamed.headers['content-type'] ?? '')) reply.raw.flushHeaders();
-          await relay(streamed.body, reply.raw);
-          return reply;
-        } catch (e) {
-          const err = asA2AError(e);
-          const answer = earlyError(req.method, below, err);
-          // JSON-RPC-level errors travel in HTTP 200, as on the translated path (413 and 401 keep theirs).
-          if (inbound === 'JSONRPC' && err.errorName !== 'PAYLOAD_TOO_LARGE' && err.errorName !== 'UNAUTHENTICATED')
-            answer.status = 200;
-          return send(reply, answer);
-        }
+      const answer = isJsonRpcPath(req.method, below)
+        ? await jsonrpc.handle(call, group, generation)
+        : await rest.handle(call, group, generation);
+      if (answer.relay) {
+        reply.hijack();
+        reply.raw.writeHead(answer.status, answer.headers);
+        // an SSE answer's headers go out now; any other answer's go with its body (one write, not two)
+        if (isEventStream(answer.headers['content-type'] ?? '')) reply.raw.flushHeaders();
+        await relay(answer.relay, reply.raw);
+        return reply;
       }
-      const answer = inbound === 'JSONRPC' ? await jsonrpc.handle(call, group) : await rest.handle(call, group);
       if (!answer.sse) return send(reply, answer);
       reply.hijack();
       await writeSse(reply.raw, answer.sse.frames, answer.sse.keepAliveMs).catch((e: unknown) => {
@@ -256,29 +245,6 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       return reply;
     },
   });
-
-  /** §8.6: Cache-Control, a strong ETag of the served bytes, Last-Modified, and 304s. */
-  async function serveCard(route: RouteConfig, view: RequestView): Promise<HttpAnswer> {
-    let card;
-    try {
-      card = await deps.dispatcher.cards.servedCard(route, view);
-    } catch (e) {
-      return restError(asA2AError(e));
-    }
-    const headers = {
-      'content-type': 'application/json',
-      'cache-control': `public, max-age=${card.maxAgeSeconds}`,
-      etag: card.etag,
-      'last-modified': card.lastModified.toUTCString(),
-    };
-    const inm = view.header('if-none-match');
-    const ims = view.header('if-modified-since');
-    const notModified =
-      inm !== undefined
-        ? inm.split(',').some((t) => t.trim() === card.etag || t.trim() === '*')
-        : ims !== undefined && !Number.isNaN(Date.parse(ims)) && Date.parse(ims) >= card.lastModified.getTime();
-    return notModified ? { status: 304, headers } : { status: 200, headers, body: card.body };
-  }
 
   return app;
 }

@@ -4,7 +4,7 @@
 // once the socket took the last one (backpressure), keep-alive comments while
 // idle, and the iteration ended as soon as the caller goes away.
 import type { ServerResponse } from 'node:http';
-import type { SseFrame } from '../bindings/http-request.js';
+import type { SseFrame } from '../http/request.js';
 import { drained } from '../util/drained.js';
 
 export const SSE_HEADERS = {

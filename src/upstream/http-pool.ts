@@ -1,16 +1,17 @@
 // Shared HTTP plumbing for the HTTP-based upstream clients (JSON-RPC and REST
-// outbound): one undici keep-alive Pool per upstream origin, the request
-// timeout, streamed bodies for SSE (pulled, so a slow caller slows the
+// outbound): requests over the generation's keep-alive Pool for the
+// upstream's origin (upstream/registry.ts), the request timeout, streamed bodies for SSE (pulled, so a slow caller slows the
 // upstream), and transport failures turned into gateway errors
 // (connection refused or dropped, TLS failure → UPSTREAM_UNAVAILABLE, timeout →
 // UPSTREAM_TIMEOUT, caller gone → CANCELLED).
-import { Pool, type Dispatcher } from 'undici';
-import type { UpstreamTls } from '../config/types.js';
+import type { Dispatcher, Pool } from 'undici';
+import type { UpstreamTarget } from '../core/upstream.js';
 import { A2AError } from '../errors/a2a-error.js';
-import { isTlsFailure, undiciConnect } from '../tls/upstream-tls.js';
+import { isTlsFailure } from '../tls/upstream-tls.js';
 import { readSse, SseEventTooLarge, type SseEvent } from '../sse/reader.js';
+import type { UpstreamRegistry } from './registry.js';
 
-export interface HttpAnswer {
+export interface UpstreamAnswer {
   status: number;
   contentType: string;
   text: string;
@@ -93,21 +94,12 @@ export class HttpPool {
   /** Path of the base URL without a trailing slash ("" for the origin). */
   readonly basePath: string;
 
-  constructor(
-    baseUrl: string,
-    private readonly timeoutMs: number,
-    tls?: UpstreamTls,
-  ) {
-    const u = new URL(baseUrl);
-    const connect = undiciConnect(tls);
-    // Idle connections are kept below Node's 5 s server default (undici also follows a Keep-Alive: timeout hint),
-    // so the gateway seldom reuses a socket the agent is closing; when it does, see Dispatcher.unary.
-    this.pool = new Pool(u.origin, {
-      connections: 64,
-      pipelining: 1,
-      keepAliveTimeout: 4_000,
-      ...(connect ? { connect } : {}),
-    });
+  private readonly timeoutMs: number;
+
+  constructor(target: UpstreamTarget, upstreams: UpstreamRegistry) {
+    const u = new URL(target.url);
+    this.pool = upstreams.httpPool(u.origin, target.tls);
+    this.timeoutMs = target.timeoutMs;
     this.basePath = u.pathname.replace(/\/+$/, '');
   }
 
@@ -116,7 +108,7 @@ export class HttpPool {
   }
 
   /** A unary request: the whole answer, within the timeout. */
-  async request(opts: HttpRequestOptions, signal: AbortSignal): Promise<HttpAnswer> {
+  async request(opts: HttpRequestOptions, signal: AbortSignal): Promise<UpstreamAnswer> {
     // One controller and one timer per call (AbortSignal.any/timeout cost more on Node 20).
     const ac = new AbortController();
     let timedOut = false;
@@ -189,10 +181,6 @@ export class HttpPool {
         }
       },
     };
-  }
-
-  async close(): Promise<void> {
-    await this.pool.close();
   }
 }
 

@@ -2,7 +2,7 @@
 // Cache-Control, failure on demand, and a count of fetches and 304s — for the
 // gateway's discovery, caching and refresh paths.
 import { createHash } from 'node:crypto';
-import type { JsonObject } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
 import { brokenHttp, type Broken } from './broken-upstreams.js';
 
 export interface CardServer extends Broken {

@@ -8,8 +8,8 @@ import { routeFromRaw } from '../../src/config/load.js';
 import type { Binding, GatewayConfig } from '../../src/config/types.js';
 import { methodInfo, type MethodName } from '../../src/core/methods.js';
 import { startEchoAgent, type RunningAgent } from '../../src/demo/echo-agent.js';
-import { fromJson, toJson, type Json, type JsonObject, type ProtoObject } from '../../src/proto/protojson.js';
-import { StatusType } from '../../src/proto/registry.js';
+import type { Json, JsonObject } from '../../src/proto/json.js';
+import { requestBytes, responseJson, statusJson } from './codec.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 
 export const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
@@ -231,15 +231,10 @@ export async function callGrpc(
   params: JsonObject,
   opts: CallOptions,
 ): Promise<WireResult> {
-  const info = methodInfo(method);
-  const req = fromJson(info.requestType, { ...params, tenant: opts.tenant });
-  const bytes = Buffer.from(info.requestType.encode(info.requestType.fromObject(req)).finish());
+  const bytes = requestBytes(method, { ...params, tenant: opts.tenant });
   const { err, value } = await callGrpcRaw(gw.grpcAddress, method, bytes, { 'a2a-version': '1.0', ...opts.headers });
   if (err) {
-    const bin = err.metadata.get('grpc-status-details-bin')[0];
-    const status = bin
-      ? (toJson(StatusType, StatusType.decode(bin as Buffer) as unknown as ProtoObject) as JsonObject)
-      : {};
+    const status = statusJson(err.metadata.get('grpc-status-details-bin')[0] as Buffer | undefined);
     return {
       ok: false,
       code: err.code,
@@ -250,7 +245,7 @@ export async function callGrpc(
   }
   return {
     ok: true,
-    result: toJson(info.responseType, info.responseType.decode(value!) as unknown as ProtoObject) as JsonObject,
+    result: responseJson(method, value!),
   };
 }
 

@@ -3,9 +3,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { request } from 'undici';
 import type { Binding } from '../../src/config/types.js';
-import { methodInfo, type MethodName } from '../../src/core/methods.js';
-import { fromJson, toJson, type JsonObject, type ProtoObject } from '../../src/proto/protojson.js';
-import { StatusType } from '../../src/proto/registry.js';
+import type { MethodName } from '../../src/core/methods.js';
+import type { JsonObject } from '../../src/proto/json.js';
+import { requestBytes, responseJson, statusJson } from './codec.js';
 import type { RunningGateway } from '../../src/server/gateway.js';
 import { SseParser } from '../../src/sse/reader.js';
 import type { CallOptions } from './harness.js';
@@ -23,7 +23,8 @@ export interface StreamResult {
 
 export type StreamMethod = Extract<MethodName, 'SendStreamingMessage' | 'SubscribeToTask'>;
 /** `take`: hang up after this many events (the caller goes away). */
-export type StreamOptions = CallOptions & { take?: number; onEvent?: (count: number) => void };
+/** `signal`: the caller goes away when it is aborted. */
+export type StreamOptions = CallOptions & { take?: number; onEvent?: (count: number) => void; signal?: AbortSignal };
 let id = 1000;
 
 async function readFrames(
@@ -59,6 +60,7 @@ export async function streamJsonRpc(
 ): Promise<StreamResult> {
   const reqId = ++id;
   const ac = new AbortController();
+  opts.signal?.addEventListener('abort', () => ac.abort(), { once: true });
   const res = await request(`${gw.httpUrl}${opts.prefix}`, {
     method: 'POST',
     signal: ac.signal,
@@ -107,6 +109,7 @@ export async function streamRest(
   opts: StreamOptions & { verb?: 'GET' | 'POST' },
 ): Promise<StreamResult> {
   const ac = new AbortController();
+  opts.signal?.addEventListener('abort', () => ac.abort(), { once: true });
   const tenant = opts.tenant ? `/${encodeURIComponent(opts.tenant)}` : '';
   const path =
     method === 'SendStreamingMessage' ? '/message:stream' : `/tasks/${encodeURIComponent(String(params.id))}:subscribe`;
@@ -161,8 +164,6 @@ export function grpcStreamCall(
   params: JsonObject,
   opts: CallOptions,
 ): grpc.ClientReadableStream<Buffer> {
-  const info = methodInfo(method);
-  const req = fromJson(info.requestType, { ...params, tenant: opts.tenant });
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries({ 'a2a-version': '1.0', ...opts.headers })) md.set(k, v);
   const client = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure());
@@ -170,7 +171,7 @@ export function grpcStreamCall(
     `/lf.a2a.v1.A2AService/${method}`,
     (b: Buffer) => b,
     (b: Buffer) => b,
-    Buffer.from(info.requestType.encode(info.requestType.fromObject(req)).finish()),
+    requestBytes(method, { ...params, tenant: opts.tenant }),
     md,
     {},
   );
@@ -185,14 +186,11 @@ export async function streamGrpc(
   params: JsonObject,
   opts: StreamOptions,
 ): Promise<StreamResult> {
-  const info = methodInfo(method);
   const call = grpcStreamCall(gw, method, params, opts);
   const out: StreamResult = { events: [] };
   try {
     for await (const bytes of call as AsyncIterable<Buffer>) {
-      out.events.push(
-        toJson(info.responseType, info.responseType.decode(bytes) as unknown as ProtoObject) as JsonObject,
-      );
+      out.events.push(responseJson(method, bytes));
       opts.onEvent?.(out.events.length);
       if (out.events.length >= (opts.take ?? Infinity)) {
         call.cancel();
@@ -201,10 +199,7 @@ export async function streamGrpc(
     }
   } catch (e) {
     const err = e as grpc.ServiceError;
-    const bin = err.metadata?.get('grpc-status-details-bin')[0];
-    const status = bin
-      ? (toJson(StatusType, StatusType.decode(bin as Buffer) as unknown as ProtoObject) as JsonObject)
-      : {};
+    const status = statusJson(err.metadata?.get('grpc-status-details-bin')[0] as Buffer | undefined);
     out.error = {
       code: err.code,
       message: err.details,

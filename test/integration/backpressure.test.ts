@@ -8,8 +8,8 @@ import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
 import type { Binding } from '../../src/config/types.js';
-import { methodInfo } from '../../src/core/methods.js';
-import { fromJson, type JsonObject } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
+import { responseJson, streamEventBytes } from '../helpers/codec.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { SseParser } from '../../src/sse/reader.js';
 import { floodGrpc, floodSse, type Flood } from '../helpers/flood-upstreams.js';
@@ -20,9 +20,7 @@ const COUNT = 1024;
 const PAD = 64 * 1024;
 const TOTAL = COUNT * PAD;
 const PAUSE_MS = 1500;
-const StreamResponse = methodInfo('SendStreamingMessage').responseType;
-const encode = (json: unknown): Buffer =>
-  Buffer.from(StreamResponse.encode(StreamResponse.fromObject(fromJson(StreamResponse, json))).finish());
+const encode = (json: unknown): Buffer => streamEventBytes(json as JsonObject);
 
 const PAIRS: Array<[Binding, Binding]> = [
   ['JSONRPC', 'HTTP+JSON'],
@@ -95,10 +93,8 @@ async function grpcCaller(upstream: Binding, flood: Flood): Promise<{ seqs: numb
   let sentWhilePaused = -1;
   await new Promise<void>((resolve, reject) => {
     call.on('data', (bytes: Buffer) => {
-      const sr = StreamResponse.toObject(StreamResponse.decode(bytes)) as {
-        statusUpdate: { metadata: { fields: { seq: { numberValue: number } } } };
-      };
-      seqs.push(sr.statusUpdate.metadata.fields.seq.numberValue);
+      const sr = responseJson('SendStreamingMessage', bytes) as { statusUpdate: { metadata: { seq: number } } };
+      seqs.push(sr.statusUpdate.metadata.seq);
       if (sentWhilePaused < 0 && seqs.length === 1) {
         call.pause();
         setTimeout(() => {

@@ -9,7 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Binding } from '../../src/config/types.js';
 import { startEchoAgent } from '../../src/demo/echo-agent.js';
 import { CATALOGUE, GRPC_CODES, type ErrorName } from '../../src/errors/catalogue.js';
-import type { JsonObject } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { brokenGrpc, brokenHttp, refusedPort } from '../helpers/broken-upstreams.js';
 import {

@@ -15,7 +15,7 @@ import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import { generateAgentCardSignature, verifyAgentCardSignature, type AgentCard } from '@a2a-js/sdk';
 import type { Binding } from '../../src/config/types.js';
 import { echoAgentCard, startEchoAgent } from '../../src/demo/echo-agent.js';
-import type { JsonObject } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { refusedPort } from '../helpers/broken-upstreams.js';
 import { cardServer } from '../helpers/card-server.js';

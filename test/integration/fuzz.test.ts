@@ -12,7 +12,8 @@ import { pino } from 'pino';
 import { Pool } from 'undici';
 import * as grpc from '@grpc/grpc-js';
 import { METHODS } from '../../src/core/methods.js';
-import { fromJson } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
+import { requestBytes } from '../helpers/codec.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { refusedPort } from '../helpers/broken-upstreams.js';
 import { gatewayConfig, userMessage } from '../helpers/harness.js';
@@ -152,12 +153,7 @@ t.test(`REST: ${RUNS} cases`, async (tt) => {
 });
 
 t.test(`gRPC: ${RUNS} cases`, async (tt) => {
-  const info = METHODS.get('SendMessage')!;
-  const valid = Buffer.from(
-    info.requestType
-      .encode(info.requestType.fromObject(fromJson(info.requestType, { message: userMessage('fuzz') })))
-      .finish(),
-  );
+  const valid = requestBytes('SendMessage', { message: userMessage('fuzz') } as JsonObject);
   const bytes = fc.oneof(
     fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)),
     fc.integer({ min: 0, max: valid.length }).map((n) => valid.subarray(0, n)), // truncated

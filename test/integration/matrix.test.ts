@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import type { Binding } from '../../src/config/types.js';
 import { CATALOGUE, GRPC_CODES, type ErrorName } from '../../src/errors/catalogue.js';
-import type { JsonObject } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
 import {
   BINDINGS,
   CALLERS,

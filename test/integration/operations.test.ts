@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { request } from 'undici';
 import { startEchoAgent } from '../../src/demo/echo-agent.js';
-import type { JsonObject } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
 import { brokenHttp, refusedPort } from '../helpers/broken-upstreams.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/cli-process.js';
 import { BINDINGS, CALLERS, callGrpcRaw, closeGrpcClients, slug, userMessage } from '../helpers/harness.js';

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { unsafeUrl } from '../../src/core/ssrf-guard.js';
 import { startEchoAgent } from '../../src/demo/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
-import type { JsonObject } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig } from '../helpers/harness.js';
 
 const agent = await startEchoAgent({ bindings: ['JSONRPC'] });

@@ -9,11 +9,11 @@ import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
 import type { Binding } from '../../src/config/types.js';
-import { methodInfo } from '../../src/core/methods.js';
 import { toServiceError } from '../../src/bindings/grpc/status.js';
 import { A2AError } from '../../src/errors/a2a-error.js';
 import { CATALOGUE, GRPC_CODES, type ErrorName } from '../../src/errors/catalogue.js';
-import { fromJson } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
+import { streamEventBytes } from '../helpers/codec.js';
 import { startGateway } from '../../src/server/gateway.js';
 import {
   brokenGrpcStream,
@@ -25,9 +25,7 @@ import {
 import { BINDINGS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
 import { STREAM_CALLERS } from '../helpers/streams.js';
 
-const StreamResponse = methodInfo('SendStreamingMessage').responseType;
-const encode = (json: unknown): Buffer =>
-  Buffer.from(StreamResponse.encode(StreamResponse.fromObject(fromJson(StreamResponse, json))).finish());
+const encode = (json: unknown): Buffer => streamEventBytes(json as JsonObject);
 const vanished = () =>
   toServiceError(A2AError.of('TASK_NOT_FOUND', 'task vanished', { metadata: { taskId: 't-broken' } }));
 

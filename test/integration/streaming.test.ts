@@ -7,7 +7,7 @@ import t from 'tap';
 import { request } from 'undici';
 import type { Binding } from '../../src/config/types.js';
 import { CATALOGUE, GRPC_CODES, type ErrorName } from '../../src/errors/catalogue.js';
-import type { JsonObject } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
 import { sdkClient, sdkMessage } from '../helpers/sdk.js';
 import { BINDINGS, CALLERS, closeGrpcClients, slug, startHarness, userMessage } from '../helpers/harness.js';
 import { STREAM_CALLERS, streamRest, type StreamResult } from '../helpers/streams.js';

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { pino } from 'pino';
 import { echoAgentCard } from '../../src/demo/echo-agent.js';
-import type { JsonObject } from '../../src/proto/protojson.js';
+import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { brokenHttp } from '../helpers/broken-upstreams.js';
 import { CALLERS, gatewayConfig, userMessage } from '../helpers/harness.js';

@@ -1,39 +1,33 @@
-// gRPC upstream client (spec §10): one grpc-js channel per upstream, reused,
-// with keepalive pings; service parameters as metadata (§10.2); answers
-// decoded with the method's response type; errors read from status + details
-// (§10.6). Streams (§10.7) are server-streaming calls, read as pulled, so a
-// slow caller holds the upstream back through HTTP/2 flow control.
+// gRPC upstream client (spec §10): calls over the generation's channel to the
+// agent (keepalive pings, shared with the gRPC pass-through); service
+// parameters as metadata (§10.2); answers decoded with the method's response
+// type; errors read from status + details (§10.6). Streams (§10.7) are
+// server-streaming calls, read as pulled, so a slow caller holds the upstream
+// back through HTTP/2 flow control.
 import * as grpc from '@grpc/grpc-js';
-import type { Envelope } from '../../core/envelope.js';
-import { methodInfo, type MethodInfo } from '../../core/methods.js';
+import { fromBinary, toBinary } from '@bufbuild/protobuf';
+import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
+import type { AnyResponse, MethodInfo } from '../../core/methods.js';
 import { upstreamHeaders } from '../../core/service-params.js';
 import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
-import type { ProtoObject } from '../../proto/protojson.js';
-import { A2A_SERVICE } from '../../proto/registry.js';
-import { grpcChannel } from '../../tls/upstream-tls.js';
+import type { StreamResponse } from '../../gen/a2a_pb.js';
+import type { UpstreamRegistry } from '../../upstream/registry.js';
+import { A2A_SERVICE, identity } from './service.js';
 import { fromServiceError } from './status.js';
 
-const identity = (b: Buffer): Buffer => b;
-
-/** Keepalive pings while calls are open: 5 min is the minimum gRPC servers accept by default. */
-const CHANNEL_OPTIONS: grpc.ChannelOptions = {
-  'grpc.keepalive_time_ms': 300_000,
-  'grpc.keepalive_timeout_ms': 20_000,
-  'grpc.keepalive_permit_without_calls': 0,
-};
-
+/** "grpc://host:port", "grpcs://host:port" or "host:port" → "host:port". */
 export function grpcAddress(url: string): string {
   return url.replace(/^grpcs?:\/\//, '').replace(/\/+$/, '');
 }
 
-function decode(info: MethodInfo, bytes: Buffer | undefined): ProtoObject {
+function decode(info: MethodInfo, bytes: Buffer | undefined): AnyResponse {
   try {
-    return info.responseType.decode(bytes ?? Buffer.alloc(0)) as unknown as ProtoObject;
+    return fromBinary(info.responseSchema, bytes ?? Buffer.alloc(0)) as AnyResponse;
   } catch (e) {
     throw A2AError.of(
       'INVALID_AGENT_RESPONSE',
-      `upstream sent an undecodable ${info.responseType.name}: ${(e as Error).message}`,
+      `upstream sent an undecodable ${info.responseSchema.name}: ${(e as Error).message}`,
     );
   }
 }
@@ -41,22 +35,25 @@ function decode(info: MethodInfo, bytes: Buffer | undefined): ProtoObject {
 export class GrpcUpstream implements UpstreamClient {
   private readonly client: grpc.Client;
 
-  constructor(private readonly target: UpstreamTarget) {
-    const { credentials, options } = grpcChannel(target.tls);
-    this.client = new grpc.Client(grpcAddress(target.url), credentials, { ...CHANNEL_OPTIONS, ...options });
+  constructor(
+    private readonly target: UpstreamTarget,
+    upstreams: UpstreamRegistry,
+  ) {
+    this.client = upstreams.grpcChannel(grpcAddress(target.url), target.tls);
   }
 
   private call(env: Envelope): { info: MethodInfo; path: string; body: Buffer; metadata: grpc.Metadata } {
-    const info = methodInfo(env.method);
-    const body = Buffer.from(info.requestType.encode(info.requestType.fromObject(env.request)).finish());
+    const info = methodOf(env);
+    const bytes = toBinary(info.requestSchema, requestOf(env));
+    const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const metadata = new grpc.Metadata();
     for (const [k, v] of Object.entries(upstreamHeaders(env.serviceParameters))) metadata.set(k, v);
     return { info, path: `/${A2A_SERVICE}/${info.name}`, body, metadata };
   }
 
-  unary(env: Envelope, signal: AbortSignal): Promise<ProtoObject> {
+  unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse> {
     const { info, path, body, metadata } = this.call(env);
-    return new Promise<ProtoObject>((resolve, reject) => {
+    return new Promise<AnyResponse>((resolve, reject) => {
       const call = this.client.makeUnaryRequest<Buffer, Buffer>(
         path,
         identity,
@@ -79,13 +76,13 @@ export class GrpcUpstream implements UpstreamClient {
     });
   }
 
-  async *stream(env: Envelope, signal: AbortSignal): AsyncGenerator<ProtoObject> {
+  async *stream(env: Envelope, signal: AbortSignal): AsyncGenerator<StreamResponse> {
     const { info, path, body, metadata } = this.call(env);
     const call = this.client.makeServerStreamRequest<Buffer, Buffer>(path, identity, identity, body, metadata, {});
     const onAbort = (): void => call.cancel();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      for await (const bytes of call as AsyncIterable<Buffer>) yield decode(info, bytes);
+      for await (const bytes of call as AsyncIterable<Buffer>) yield decode(info, bytes) as StreamResponse;
     } catch (e) {
       if (e instanceof A2AError) throw e;
       throw fromServiceError(e as grpc.ServiceError);
@@ -93,9 +90,5 @@ export class GrpcUpstream implements UpstreamClient {
       signal.removeEventListener('abort', onAbort);
       call.cancel();
     }
-  }
-
-  async close(): Promise<void> {
-    this.client.close();
   }
 }

@@ -2,35 +2,18 @@
 // google.rpc.Status in the `grpc-status-details-bin` trailer. Converts between
 // that and the core A2AError, keeping every detail (ErrorInfo, BadRequest, …).
 import * as grpc from '@grpc/grpc-js';
-import type protobuf from 'protobufjs';
 import { A2AError, grpcNameOf, nameFromDetails, nameFromGrpc } from '../../errors/a2a-error.js';
 import { GRPC_CODES } from '../../errors/catalogue.js';
-import { fromJson, toJson, type JsonObject, type ProtoObject } from '../../proto/protojson.js';
-import { StatusType } from '../../proto/registry.js';
+import { statusFromBinary, statusToBinary, type JsonObject } from '../../proto/json.js';
 
-export const DETAILS_KEY = 'grpc-status-details-bin';
+const DETAILS_KEY = 'grpc-status-details-bin';
 
-export function grpcCodeOf(err: A2AError): grpc.status {
-  return GRPC_CODES[err.row.grpc] as number as grpc.status;
-}
-
-/** Core error → the object grpc-js sends as a call's error status. */
+/** Core error → the object grpc-js sends as a call's error status (a relayed upstream status as it came). */
 export function toServiceError(err: A2AError): Partial<grpc.StatusObject> {
-  const code = grpcCodeOf(err);
-  // A detail whose "@type" this gateway does not know cannot be packed into a
-  // binary Any; it is left out of the trailer rather than failing the call.
-  const AnyType = StatusType.fields.details!.resolvedType as protobuf.Type;
-  const details = err.details.filter((d) => {
-    try {
-      fromJson(AnyType, d);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-  const status = fromJson(StatusType, { code, message: err.message, details });
+  if (err.relayed !== undefined) return err.relayed as Partial<grpc.StatusObject>;
+  const code = GRPC_CODES[err.row.grpc] as number as grpc.status;
   const metadata = new grpc.Metadata();
-  metadata.set(DETAILS_KEY, Buffer.from(StatusType.encode(StatusType.fromObject(status)).finish()));
+  metadata.set(DETAILS_KEY, Buffer.from(statusToBinary(code, err.message, err.details)));
   return { code, details: err.message, metadata };
 }
 
@@ -47,9 +30,9 @@ export function fromServiceError(e: {
   const bin = e.metadata?.get(DETAILS_KEY)[0];
   if (bin instanceof Buffer) {
     try {
-      const status = toJson(StatusType, StatusType.decode(bin) as unknown as ProtoObject) as JsonObject;
-      details = (status.details as JsonObject[] | undefined) ?? [];
-      if (typeof status.message === 'string' && status.message) message = status.message;
+      const status = statusFromBinary(bin);
+      details = status.details;
+      if (status.message) message = status.message;
     } catch {
       details = [];
     }

@@ -2,7 +2,7 @@
 // response object, and the error object whose `data` is the array of
 // google.rpc detail objects ("@type"). Reads and writes through the catalogue.
 import { A2AError, nameFromDetails, nameFromJsonRpcCode } from '../../errors/a2a-error.js';
-import type { Json, JsonObject } from '../../proto/protojson.js';
+import { isObject, type Json, type JsonObject } from '../../proto/json.js';
 
 export type JsonRpcId = string | number | null;
 
@@ -20,10 +20,6 @@ export function resultResponse(id: JsonRpcId, result: Json): JsonObject {
   return { jsonrpc: '2.0', id, result };
 }
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** A JSON-RPC error object from an upstream → core error; undefined if it is not one. */
 export function readErrorObject(e: unknown): A2AError | undefined {
   if (!isObject(e) || typeof e.code !== 'number') return undefined;
@@ -35,4 +31,16 @@ export function readErrorObject(e: unknown): A2AError | undefined {
       : [];
   const name = nameFromDetails(details) ?? nameFromJsonRpcCode(e.code);
   return A2AError.read(name, typeof e.message === 'string' ? e.message : undefined, details);
+}
+
+/**
+ * The HTTP status of a JSON-RPC error answer: 200 as every JSON-RPC-level
+ * answer, except the transport-level refusals — 401 (with WWW-Authenticate,
+ * §7.4), 413 and 415 — which keep theirs so HTTP clients and proxies see them.
+ */
+export function httpStatusOf(err: A2AError): number {
+  const name = err.errorName;
+  return name === 'UNAUTHENTICATED' || name === 'PAYLOAD_TOO_LARGE' || name === 'UNSUPPORTED_MEDIA_TYPE'
+    ? err.row.http
+    : 200;
 }

@@ -4,14 +4,16 @@
 // the answer or the {"error": …} body (§11.6). Streams (§11.7) are SSE of bare
 // StreamResponse JSON; SubscribeToTask is sent as POST, as §11.3 and the
 // official SDK do; an `event: error` (or an {"error"} event) fails the stream.
-import type { Envelope } from '../../core/envelope.js';
-import { methodInfo, type HttpRule, type MethodInfo } from '../../core/methods.js';
+import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
+import type { AnyResponse, HttpRule, MethodInfo } from '../../core/methods.js';
 import { responseFromJson } from '../../core/response.js';
 import { upstreamHeaders } from '../../core/service-params.js';
 import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
-import { toJson, type Json, type JsonObject, type ProtoObject } from '../../proto/protojson.js';
+import type { StreamResponse } from '../../gen/a2a_pb.js';
+import { isObject, writeJson, type Json, type JsonObject } from '../../proto/json.js';
 import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../../upstream/http-pool.js';
+import type { UpstreamRegistry } from '../../upstream/registry.js';
 import { camel, patternVariables } from './paths.js';
 import { A2A_JSON, readErrorBody } from './wire.js';
 
@@ -20,6 +22,11 @@ function chooseRule(info: MethodInfo, tenant: string): HttpRule {
   const rule = (info.streaming ? forms.find((r) => r.verb === 'POST') : undefined) ?? forms[0] ?? info.httpRules[0];
   if (!rule) throw A2AError.of('INTERNAL_ERROR', 'method has no HTTP rule');
   return rule;
+}
+
+/** A path variable's value as one segment: percent-encoded, and never a dot segment ("." or ".."). */
+function pathSegment(v: string): string {
+  return v === '.' || v === '..' ? v.replace(/\./g, '%2E') : encodeURIComponent(v);
 }
 
 function queryString(json: JsonObject, skip: Set<string>): string {
@@ -34,19 +41,18 @@ function queryString(json: JsonObject, skip: Set<string>): string {
   return s ? `?${s}` : '';
 }
 
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 export class RestUpstream implements UpstreamClient {
   private readonly pool: HttpPool;
 
-  constructor(private readonly target: UpstreamTarget) {
-    this.pool = new HttpPool(target.url, target.timeoutMs, target.tls);
+  constructor(
+    private readonly target: UpstreamTarget,
+    upstreams: UpstreamRegistry,
+  ) {
+    this.pool = new HttpPool(target, upstreams);
   }
 
   private request(env: Envelope, info: MethodInfo, accept: string): HttpRequestOptions {
-    const json = toJson(info.requestType, env.request) as JsonObject;
+    const json = writeJson(info.requestSchema, requestOf(env)) as JsonObject;
     const rule = chooseRule(info, typeof json.tenant === 'string' ? json.tenant : '');
     const bound = new Set<string>();
     let path = rule.pattern;
@@ -54,7 +60,7 @@ export class RestUpstream implements UpstreamClient {
       const field = camel(v.name);
       bound.add(field);
       const value: Json | undefined = json[field];
-      path = path.replace(v.text, encodeURIComponent(typeof value === 'string' ? value : ''));
+      path = path.replace(v.text, pathSegment(typeof value === 'string' ? value : ''));
     }
     const hasBody = rule.body !== undefined;
     const inQuery = rule.verb === 'GET' || rule.verb === 'DELETE';
@@ -71,7 +77,7 @@ export class RestUpstream implements UpstreamClient {
   }
 
   /** A complete (non-SSE) answer → the typed response, or the error thrown. */
-  private read(info: MethodInfo, status: number, text: string): ProtoObject {
+  private read(info: MethodInfo, status: number, text: string): AnyResponse {
     const body = text === '' ? undefined : parseJson(text);
     if (status < 200 || status >= 300) throw readErrorBody(status, body);
     if (body === undefined && text !== '') {
@@ -80,17 +86,17 @@ export class RestUpstream implements UpstreamClient {
     return responseFromJson(info, body);
   }
 
-  async unary(env: Envelope, signal: AbortSignal): Promise<ProtoObject> {
-    const info = methodInfo(env.method);
+  async unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse> {
+    const info = methodOf(env);
     const answer = await this.pool.request(this.request(env, info, `${A2A_JSON}, application/json`), signal);
     return this.read(info, answer.status, answer.text);
   }
 
-  async *stream(env: Envelope, signal: AbortSignal): AsyncGenerator<ProtoObject> {
-    const info = methodInfo(env.method);
+  async *stream(env: Envelope, signal: AbortSignal): AsyncGenerator<StreamResponse> {
+    const info = methodOf(env);
     const res = await this.pool.open(this.request(env, info, 'text/event-stream'), signal);
     if (!isEventStream(res.contentType)) {
-      yield this.read(info, res.status, await res.text());
+      yield this.read(info, res.status, await res.text()) as StreamResponse;
       return;
     }
     for await (const ev of res.events(this.target.maxSseEventBytes)) {
@@ -102,11 +108,7 @@ export class RestUpstream implements UpstreamClient {
       }
       if (json === undefined)
         throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent an SSE event that is not JSON');
-      yield responseFromJson(info, json);
+      yield responseFromJson(info, json) as StreamResponse;
     }
-  }
-
-  close(): Promise<void> {
-    return this.pool.close();
   }
 }

@@ -3,16 +3,12 @@
 // objects. Reads upstream errors by ErrorInfo reason, then status name, then
 // HTTP code (including the older v1.0.0 codes 409/415/502).
 import { A2AError, isGrpcStatusName, nameFromDetails, nameFromGrpc, nameFromHttp } from '../../errors/a2a-error.js';
-import type { JsonObject } from '../../proto/protojson.js';
+import { isObject, type JsonObject } from '../../proto/json.js';
 
 export const A2A_JSON = 'application/a2a+json';
 
 export function errorBody(err: A2AError): JsonObject {
   return { error: { code: err.row.http, status: err.row.grpc, message: err.message, details: err.details } };
-}
-
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** An upstream's non-2xx REST answer → core error. */

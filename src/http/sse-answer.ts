@@ -3,20 +3,19 @@
 // it is answered as an ordinary error in the caller's binding; after it,
 // every event becomes one SSE frame and a failure becomes one final error
 // frame. Ending the frames (caller gone) ends the upstream stream.
-import { asA2AError } from '../core/dispatcher.js';
-import type { A2AError } from '../errors/a2a-error.js';
-import type { ProtoObject } from '../proto/protojson.js';
-import type { HttpAnswer, SseFrame } from './http-request.js';
+import { asA2AError, type A2AError } from '../errors/a2a-error.js';
+import type { HttpAnswer, SseFrame } from './request.js';
 
 export type SseOpening = { ok: true; answer: HttpAnswer } | { ok: false; error: A2AError };
 
-export async function openSse(
-  events: AsyncGenerator<ProtoObject>,
-  frame: (event: ProtoObject) => SseFrame,
+export async function openSse<T>(
+  source: AsyncIterable<T>,
+  frame: (event: T) => SseFrame,
   errorFrame: (err: A2AError) => SseFrame,
   keepAliveMs: number,
 ): Promise<SseOpening> {
-  let first: IteratorResult<ProtoObject>;
+  const events = source[Symbol.asyncIterator]();
+  let first: IteratorResult<T>;
   try {
     first = await events.next();
   } catch (e) {
@@ -30,7 +29,7 @@ export async function openSse(
     } catch (e) {
       yield errorFrame(asA2AError(e));
     } finally {
-      await events.return(undefined);
+      await events.return?.(undefined);
     }
   }
   return { ok: true, answer: { status: 200, headers: {}, sse: { frames: frames(), keepAliveMs } } };

@@ -1,0 +1,65 @@
+// What an edge knows of a caller's request, shared by every inbound binding,
+// the pipeline and the card service: a case-insensitive header lookup, the
+// caller's view (host, peer address, verified client certificate), and the
+// framework-free HTTP call and answer that the JSON-RPC and REST inbounds work
+// on (src/server/http.ts adapts fastify to them).
+import type { Readable } from 'node:stream';
+
+/** Header (or gRPC metadata) lookup by lower-case name; multi-valued headers are comma-joined. */
+export type HeaderGetter = (lowerName: string) => string | undefined;
+
+/** What the gateway keeps of a verified client certificate. */
+export interface PeerCertificate {
+  /** Subject common name (else the first DNS subjectAltName). */
+  subject: string;
+  /** SHA-256 fingerprint, colon-separated hex. */
+  fingerprint: string;
+}
+
+/** What the edge knows about the caller's request. */
+export interface RequestView {
+  /** Host header or :authority. */
+  host: string | undefined;
+  /** The TCP peer address. */
+  remoteAddress: string | undefined;
+  header: HeaderGetter;
+  /** The request came to the gRPC port: `host` is the gRPC authority, not the HTTP one. */
+  grpc?: boolean;
+  /** A query parameter of the request URL (HTTP only). */
+  query?: (name: string) => string | undefined;
+  /** The client certificate verified by the listener's client CA (mTLS), if any. */
+  peerCertificate?: () => PeerCertificate | undefined;
+}
+
+export interface HttpCall {
+  method: string;
+  /** Path below the matched route prefix. */
+  path: string;
+  query: URLSearchParams;
+  header: HeaderGetter;
+  body: Buffer | undefined;
+  requestId: string;
+  signal: AbortSignal;
+  /** Host, peer address and headers, for authentication and the URLs of rewritten cards. */
+  view: RequestView;
+}
+
+/** One Server-Sent Event to write (data holds no newline: it is one JSON text). */
+export interface SseFrame {
+  event?: string;
+  data: string;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+  /** A streamed answer: written as text/event-stream, pulled one frame at a time. */
+  sse?: { frames: AsyncIterable<SseFrame>; keepAliveMs: number };
+  /** A relayed upstream answer (pass-through): its head was read, the body is piped as it comes. */
+  relay?: Readable;
+}
+
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}

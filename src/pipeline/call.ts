@@ -1,0 +1,87 @@
+// One call as it goes through the request pipeline (pipeline.ts): what the
+// inbound edge knew when the call arrived (binding, caller view, the method
+// and tenant it addressed, the routes its host and path matched, and how to
+// decode or forward its request), what each stage adds (the final route, the
+// caller's identity, the envelope, the upstream interface), and the answer
+// that comes back. Translated and pass-through calls, unary and streaming,
+// are the same Call; only the terminal differs. Spec: §3.1, §3.2.6, §3.3.
+import type { Readable } from 'node:stream';
+import type { ResolvedUpstream } from '../card/upstream-card.js';
+import type { Binding, RouteConfig } from '../config/types.js';
+import type { Envelope } from '../core/envelope.js';
+import type { AnyRequest, AnyResponse, MethodInfo } from '../core/methods.js';
+import type { StreamResponse } from '../gen/a2a_pb.js';
+import type { RequestView } from '../http/request.js';
+import type { Generation } from '../routing/generation.js';
+
+/** What comes back from the pipeline: the typed answer, or (pass-through) the upstream's as it came. */
+export type Answer =
+  | { kind: 'unary'; response: AnyResponse }
+  | { kind: 'stream'; events: AsyncIterable<StreamResponse> }
+  /** gRPC pass-through: the upstream's message bytes (unary) or messages (stream). */
+  | { kind: 'relayUnary'; bytes: Buffer }
+  | { kind: 'relayStream'; messages: AsyncIterable<Buffer> }
+  /** HTTP pass-through: the upstream's status, the headers passed back, and the body to pipe. */
+  | { kind: 'relayHttp'; status: number; headers: Record<string, string>; body: Readable };
+
+/** Where a pass-through sends the caller's request: the route's upstream, its pools, and the headers to send. */
+export interface RelayTarget {
+  route: RouteConfig;
+  url: string;
+  /** Service parameters and credentials as the upstream gets them (lower-case names). */
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  generation: Generation;
+}
+
+/** What an inbound binding hands the pipeline besides the head: how to read, or forward, its request. */
+export interface InboundRequest {
+  /** Bytes of the request body or message (checked against the final route's maxBodyBytes). */
+  readonly size: number;
+  /** The typed request (translated calls), read only after authentication; A2AError on bad input. */
+  decode(version: string): AnyRequest;
+  /** Sends the request as it came to an upstream of the same binding (pass-through routes). */
+  relay?(target: RelayTarget): Promise<Answer>;
+}
+
+export interface Call {
+  readonly inbound: Binding;
+  readonly requestId: string;
+  /** Aborted when the caller goes away. */
+  readonly signal: AbortSignal;
+  readonly view: RequestView;
+  /** process.hrtime.bigint() when the call arrived. */
+  readonly started: bigint;
+  /** The routes and upstreams in force when the call arrived (a reload does not move it). */
+  readonly generation: Generation;
+  /** The routes the host and path matched, most specific first (gRPC: every route). */
+  readonly candidates: readonly RouteConfig[];
+  readonly method: MethodInfo;
+  /** The tenant the caller addressed ("" when none). */
+  readonly tenant: string;
+  readonly request: InboundRequest;
+  /** Stage `route`: the route that serves the call. */
+  route?: RouteConfig;
+  /** Stage `authenticate`: who the caller is ("jwt:alice"), when the route authenticates. */
+  caller?: string;
+  /** The A2A version the caller speaks (Major.Minor). */
+  version?: string;
+  /** Stage `decode`: the envelope (translated calls). */
+  envelope?: Envelope;
+  /** Stage `selectUpstream`: the interface the call went to. */
+  upstream?: ResolvedUpstream;
+  /** Stage `decode`: the headers forwarded upstream (allow-list, trace context) before the credential policy. */
+  forwarded?: Record<string, string>;
+  /** Stage `decode`: A2A-Extensions the caller asked for. */
+  extensions?: string[];
+  /** Stage `upstreamPolicy`: the headers a pass-through sends upstream. */
+  relayHeaders?: Record<string, string>;
+  /** Stage `observe`: the traceparent sent upstream (the caller's, a new trace, or the gateway's span). */
+  traceparent?: string;
+}
+
+/** Whether the call is forwarded as it came (a pass-through route reached over its upstream's own binding). */
+export function isRelay(call: Call): boolean {
+  const r = call.route;
+  return r !== undefined && r.passThrough && r.upstream.binding === call.inbound && call.request.relay !== undefined;
+}

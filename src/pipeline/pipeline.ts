@@ -1,0 +1,133 @@
+// The request pipeline: one ordered chain of named stages that every call
+// runs — translated or pass-through, unary or streaming, from any inbound
+// binding — so no route policy can be reached around it:
+//
+//   observe → route → authenticate → rateLimit → decode → streamSlot →
+//   validate → capabilities → upstreamPolicy → rewriteAnswer →
+//   selectUpstream → send
+//
+// `observe` and `route` come first for every call; the rest is composed once
+// per route and config generation (stage.ts), leaving out what the route does
+// not configure. An inbound binding builds the Call from what it read of the
+// request head, runs it here, and writes the Answer or the A2AError back in
+// its own binding. Spec: §3 (operations, errors), §7.4, §8.3, §13.
+import type { Logger } from 'pino';
+import { Authenticator } from '../auth/authenticator.js';
+import type { CardService } from '../card/card-service.js';
+import type { RouteConfig } from '../config/types.js';
+import { Limits } from '../core/limits.js';
+import type { A2AError } from '../errors/a2a-error.js';
+import type { Metrics } from '../ops/metrics.js';
+import type { OtlpTracer } from '../ops/otlp.js';
+import type { Answer, Call } from './call.js';
+import { authenticateStage, rateLimitStage, streamSlotStage } from './stages/admission.js';
+import { capabilitiesStage, validateStage } from './stages/checks.js';
+import { decodeStage } from './stages/decode.js';
+import { observe } from './stages/observe.js';
+import { selectRoute } from './stages/route.js';
+import { rewriteAnswerStage, selectUpstreamStage } from './stages/select-upstream.js';
+import { send } from './stages/send.js';
+import { upstreamPolicyStage } from './stages/upstream-policy.js';
+import { compose, ended, type Handler, type Stage } from './stage.js';
+
+export interface PipelineDeps {
+  cards: CardService;
+  log: Logger;
+  metrics: Metrics;
+  tracer: OtlpTracer | undefined;
+}
+
+/** The stage names in order (docs and the architecture diagram use these). */
+export const STAGE_NAMES = [
+  'observe',
+  'route',
+  'authenticate',
+  'rateLimit',
+  'decode',
+  'streamSlot',
+  'validate',
+  'capabilities',
+  'upstreamPolicy',
+  'rewriteAnswer',
+  'selectUpstream',
+  'send',
+] as const;
+
+export class Pipeline {
+  private readonly drain = new AbortController();
+  private readonly limits = new Limits();
+  private readonly stages: Stage[];
+  private readonly terminal: Handler;
+  private readonly chains = new WeakMap<RouteConfig, Handler>();
+  private readonly entry: Handler;
+  private openStreams = 0;
+
+  constructor(private readonly deps: PipelineDeps) {
+    const { cards, log, metrics } = deps;
+    this.stages = [
+      authenticateStage(new Authenticator()),
+      rateLimitStage(this.limits),
+      decodeStage,
+      streamSlotStage(this.limits),
+      validateStage,
+      capabilitiesStage(cards),
+      upstreamPolicyStage,
+      rewriteAnswerStage(cards),
+      selectUpstreamStage(cards, log),
+    ];
+    this.terminal = send(metrics, this.drain.signal);
+    const routed: Handler = (call) => {
+      selectRoute(call);
+      return this.chain(call.route!)(call);
+    };
+    this.entry = observe({ ...deps, shutdown: this.drain.signal }, routed);
+  }
+
+  /** The route's chain, composed on its first call (a reload brings new RouteConfig objects, so new chains). */
+  private chain(route: RouteConfig): Handler {
+    let c = this.chains.get(route);
+    if (!c) {
+      c = compose(this.stages, route, this.terminal);
+      this.chains.set(route, c);
+    }
+    return c;
+  }
+
+  /** Runs a call; throws the A2AError to answer (already logged, counted and redacted). */
+  async run(call: Call): Promise<Answer> {
+    if (call.method.streaming) {
+      this.openStreams++;
+      ended(call, () => this.openStreams--);
+    }
+    return this.entry(call);
+  }
+
+  /** Streams still open (for the drain). */
+  get activeStreams(): number {
+    return this.openStreams;
+  }
+
+  /** The end of a drain's grace period: every open stream ends with SHUTTING_DOWN. */
+  endStreams(): void {
+    this.drain.abort();
+  }
+
+  /** A call that failed before it could enter the pipeline (no method, unparseable) is still logged and counted. */
+  rejected(info: { inbound: Call['inbound']; requestId: string; started: bigint }, err: A2AError): void {
+    const seconds = Number(process.hrtime.bigint() - info.started) / 1e9;
+    this.deps.metrics.call('-', 'unknown', info.inbound, '-', err.errorName, seconds);
+    this.deps.log.info(
+      {
+        requestId: info.requestId,
+        route: null,
+        method: null,
+        inbound: info.inbound,
+        upstream: null,
+        outcome: err.errorName,
+        error: err.message,
+        durationMs: Math.round(seconds * 1e6) / 1000,
+      },
+      'call',
+    );
+  }
+}

@@ -1,0 +1,183 @@
+// Stage `observe` (outermost): the one call observer. It holds the call's
+// config generation open, starts the trace context (W3C traceparent: the
+// caller's, else a new trace; with OTLP export a SERVER span whose id the
+// upstream sees as its parent), and when the call ends — unary answer, stream
+// end, failure or caller gone — runs the stages' end hooks and writes the one
+// log line, the metrics and the span. Errors leave here redacted (no secret of
+// the call in a message, §13) and mapped: caller gone = CANCELLED, drain =
+// SHUTTING_DOWN.
+import type { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import { newTraceparent, validTraceparent, traceIdOf } from '../../core/trace-context.js';
+import { redactError, secretsOf } from '../../core/secrets.js';
+import { A2AError, asA2AError, nameFromHttp } from '../../errors/a2a-error.js';
+import type { Metrics } from '../../ops/metrics.js';
+import type { OtlpTracer, Span } from '../../ops/otlp.js';
+import type { Answer, Call } from '../call.js';
+import { runEndHooks, type Handler } from '../stage.js';
+
+export interface ObserveDeps {
+  log: Logger;
+  metrics: Metrics;
+  tracer: OtlpTracer | undefined;
+  /** Aborted when a drain's grace period ends. */
+  shutdown: AbortSignal;
+}
+
+/** Marks a stream the edge stopped pulling (the caller went away, or the edge ended it). */
+const ABANDONED = Symbol('abandoned');
+
+/** The events passed on one by one, counted; `done` runs once at the end and maps a failure to what is thrown on. */
+async function* counted<T>(
+  src: AsyncIterable<T>,
+  onEvent: () => void,
+  done: (err: unknown, n: number) => A2AError | undefined,
+): AsyncGenerator<T> {
+  let n = 0;
+  let settled = false;
+  const settle = (e: unknown): A2AError | undefined => {
+    if (settled) return undefined;
+    settled = true;
+    return done(e, n);
+  };
+  try {
+    for await (const e of src) {
+      n++;
+      onEvent();
+      yield e;
+    }
+    settle(undefined);
+  } catch (e) {
+    throw settle(e) ?? e;
+  } finally {
+    settle(ABANDONED);
+  }
+}
+
+/** Calls `done` once when the relayed body has been piped to its end, failed, or was abandoned. */
+function watchBody(body: Readable, done: (err: unknown) => void): void {
+  let called = false;
+  const once = (e: unknown): void => {
+    if (called) return;
+    called = true;
+    done(e);
+  };
+  body.once('error', once);
+  body.once('close', () => once(body.readableEnded ? undefined : new Error('the relay ended before the body')));
+}
+
+export function observe(deps: ObserveDeps, next: Handler): Handler {
+  const { log, metrics, tracer, shutdown } = deps;
+
+  /** The error as the caller gets it: mapped for cancellation and drain, secrets redacted. */
+  function failure(call: Call, e: unknown): A2AError {
+    if (shutdown.aborted && call.method.streaming) {
+      return A2AError.of('SHUTTING_DOWN', 'the gateway is shutting down; retry on another replica');
+    }
+    if (call.signal.aborted && !(e instanceof A2AError && e.relayed !== undefined)) {
+      return A2AError.of('CANCELLED', 'the caller went away');
+    }
+    const err = asA2AError(e);
+    return call.route ? redactError(err, secretsOf(call.envelope, call.route, call.view)) : err;
+  }
+
+  function finish(call: Call, span: Span | undefined, err: A2AError | undefined, events: number, extra?: object): void {
+    runEndHooks(call, err, events);
+    const route = call.route?.name ?? '-';
+    const upstream = call.upstream?.binding ?? '-';
+    const outcome = err ? err.errorName : 'OK';
+    const seconds = Number(process.hrtime.bigint() - call.started) / 1e9;
+    metrics.call(route, call.method.name, call.inbound, upstream, outcome, seconds);
+    const line: Record<string, unknown> = {
+      requestId: call.requestId,
+      route: call.route?.name ?? null,
+      method: call.method.name,
+      inbound: call.inbound,
+      upstream: call.upstream?.binding ?? null,
+      outcome,
+      durationMs: Math.round(seconds * 1e6) / 1000,
+      traceId: traceIdOf(call.traceparent),
+    };
+    if (err) line.error = err.message;
+    if (call.caller) line.caller = call.caller;
+    if (call.method.streaming) line.events = events;
+    if (call.route?.passThrough && call.upstream?.binding === call.inbound) line.passThrough = true;
+    log.info(extra ? { ...line, ...extra } : line, 'call');
+    if (span && tracer) {
+      const attrs = {
+        'a2a.method': call.method.name,
+        'a2a.route': route,
+        'a2a.inbound': call.inbound,
+        'a2a.upstream': upstream,
+        'a2a.outcome': outcome,
+      };
+      tracer.end(span, call.method.name, attrs, err?.message);
+    }
+    call.generation.upstreams.release();
+  }
+
+  function streamed(
+    call: Call,
+    span: Span | undefined,
+  ): { onEvent: () => void; done: (e: unknown, n: number) => A2AError | undefined } {
+    const route = call.route?.name ?? '-';
+    metrics.streamOpened(route, call.inbound);
+    return {
+      onEvent: () => metrics.streamEvent(route, call.inbound),
+      done: (e, n) => {
+        metrics.streamClosed(route, call.inbound);
+        const gone = e === ABANDONED && !call.signal.aborted && !shutdown.aborted;
+        const err = e === undefined || gone ? undefined : failure(call, e);
+        finish(call, span, err, n);
+        return err;
+      },
+    };
+  }
+
+  return async (call) => {
+    call.generation.upstreams.acquire();
+    const given = call.view.header('traceparent');
+    let span: Span | undefined;
+    const parent = given !== undefined && validTraceparent(given) ? given : newTraceparent();
+    if (tracer) {
+      const started = tracer.start(parent);
+      span = started.span;
+      call.traceparent = started.traceparent;
+    } else {
+      call.traceparent = parent;
+    }
+    let answer: Answer;
+    try {
+      answer = await next(call);
+    } catch (e) {
+      const err = failure(call, e);
+      finish(call, span, err, 0);
+      throw err;
+    }
+    switch (answer.kind) {
+      case 'unary':
+      case 'relayUnary':
+        finish(call, span, undefined, 0);
+        return answer;
+      case 'stream': {
+        const s = streamed(call, span);
+        return { kind: 'stream', events: counted(answer.events, s.onEvent, s.done) };
+      }
+      case 'relayStream': {
+        const s = streamed(call, span);
+        return { kind: 'relayStream', messages: counted(answer.messages, s.onEvent, s.done) };
+      }
+      case 'relayHttp': {
+        const err =
+          answer.status >= 400 ? A2AError.of(nameFromHttp(answer.status), `upstream HTTP ${answer.status}`) : undefined;
+        if (!call.method.streaming) {
+          watchBody(answer.body, () => finish(call, span, err, 0));
+          return answer;
+        }
+        const s = streamed(call, span);
+        watchBody(answer.body, (e) => void s.done(err ?? e, 0));
+        return answer;
+      }
+    }
+  };
+}

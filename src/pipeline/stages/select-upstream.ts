@@ -1,0 +1,69 @@
+// Stages `rewriteAnswer` and `selectUpstream`. `selectUpstream` picks the
+// upstream interface: the configured binding and URL, or (`auto`) the usable
+// interfaces of the upstream's card in order (§8.3.2). A unary call whose
+// connection was refused goes to the next interface (it cannot have reached
+// the agent); an idempotent call (§3.3.1) whose kept-alive connection was
+// reset under it is sent once more; SendMessage never is. `rewriteAnswer`
+// gives GetExtendedAgentCard's answer the gateway's interfaces, as the public
+// card (§8.2).
+import type { CardService } from '../../card/card-service.js';
+import type { ResolvedUpstream } from '../../card/upstream-card.js';
+import type { RouteConfig } from '../../config/types.js';
+import { UPSTREAM_VERSION } from '../../core/service-params.js';
+import { A2AError } from '../../errors/a2a-error.js';
+import type { AgentCard } from '../../gen/a2a_pb.js';
+import type { Logger } from 'pino';
+import { isRelay } from '../call.js';
+import type { Stage } from '../stage.js';
+
+export function rewriteAnswerStage(cards: CardService): Stage {
+  return {
+    name: 'rewriteAnswer',
+    wrap: (next, route) => async (call) => {
+      const answer = await next(call);
+      if (call.method.name !== 'GetExtendedAgentCard' || answer.kind !== 'unary') return answer;
+      return { kind: 'unary', response: await cards.rewriteExtended(answer.response as AgentCard, route, call.view) };
+    },
+  };
+}
+
+/** The interfaces to call, in order. */
+async function interfacesOf(route: RouteConfig, cards: CardService): Promise<ResolvedUpstream[]> {
+  const { binding, url } = route.upstream;
+  if (binding !== 'auto') return [{ binding, url, tenant: '', version: UPSTREAM_VERSION }];
+  return cards.interfaces(route);
+}
+
+export function selectUpstreamStage(cards: CardService, log: Logger): Stage {
+  return {
+    name: 'selectUpstream',
+    wrap: (next, route) => async (call) => {
+      if (isRelay(call)) {
+        call.upstream = { binding: call.inbound, url: route.upstream.url, tenant: '', version: UPSTREAM_VERSION };
+        return next(call);
+      }
+      const candidates = await interfacesOf(route, cards);
+      if (candidates.length === 0) throw A2AError.of('UPSTREAM_UNAVAILABLE', 'no usable upstream interface');
+      for (let i = 0; ; i++) {
+        call.upstream = candidates[i]!;
+        try {
+          return await next(call).catch((e: unknown) => {
+            if (!(e instanceof A2AError && e.connectionReset && call.method.idempotent)) throw e;
+            log.warn(
+              { requestId: call.requestId, route: route.name, err: e.message },
+              'upstream connection reset under an idempotent call; sending it once more',
+            );
+            return next(call);
+          });
+        } catch (e) {
+          const refused = e instanceof A2AError && e.connectionRefused;
+          if (!refused || call.method.streaming || i === candidates.length - 1) throw e;
+          log.warn(
+            { requestId: call.requestId, route: route.name, url: call.upstream.url, err: (e as Error).message },
+            'upstream interface refused the connection; trying the next one',
+          );
+        }
+      }
+    },
+  };
+}

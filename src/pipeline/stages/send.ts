@@ -1,0 +1,119 @@
+// The terminal `send`: the call leaves for the interface `selectUpstream`
+// chose. A pass-through hands its request to its inbound binding's relay
+// (same binding, bytes as they came). A translated call gets its envelope
+// finished for the interface (the tenant per policy, the interface's
+// A2A-Version) and goes through the generation's client for that binding. An
+// answer the agent should not give is INVALID_AGENT_RESPONSE (§3.3.2): an
+// empty answer where the method must return something, a stream without an event.
+// Streams end on the caller's signal, the drain, or the route's idle timeout.
+import { setMaxListeners } from 'node:events';
+import { create, isFieldSet, type DescMessage } from '@bufbuild/protobuf';
+import type { RouteConfig } from '../../config/types.js';
+import type { ResolvedUpstream } from '../../card/upstream-card.js';
+import type { Envelope } from '../../core/envelope.js';
+import { withIdleTimeout } from '../../core/idle-timeout.js';
+import type { AnyResponse, MethodInfo } from '../../core/methods.js';
+import { requiredViolations } from '../../core/validate.js';
+import { A2AError } from '../../errors/a2a-error.js';
+import type { StreamResponse } from '../../gen/a2a_pb.js';
+import type { Metrics } from '../../ops/metrics.js';
+import { isRelay, type Answer, type Call } from '../call.js';
+import type { Handler } from '../stage.js';
+
+/** The envelope as this interface gets it: tenant by the route's policy, the interface's version. */
+function forInterface(env: Envelope, route: RouteConfig, to: ResolvedUpstream): Envelope {
+  const keep = route.upstream.tenant.mode === 'keep';
+  const tenant = keep ? env.tenant || to.tenant : env.tenant;
+  const request = env.request.value!;
+  const sp = { ...env.serviceParameters, version: to.version };
+  const withTenant = request.tenant === tenant ? request : { ...request, tenant };
+  return {
+    ...env,
+    tenant,
+    serviceParameters: sp,
+    request: { ...env.request, value: withTenant } as Envelope['request'],
+  };
+}
+
+/** Whether an answer of this type must carry something (a REQUIRED field or a oneof). */
+const mustCarry = new Map<string, boolean>();
+function carries(schema: DescMessage): boolean {
+  let v = mustCarry.get(schema.typeName);
+  if (v === undefined) {
+    v = schema.oneofs.length > 0 || requiredViolations(schema, create(schema)).length > 0;
+    mustCarry.set(schema.typeName, v);
+  }
+  return v;
+}
+
+/** An empty answer where the method must return something (e.g. a gRPC OK with an empty message) is not an answer. */
+function checkAnswer(info: MethodInfo, response: AnyResponse | StreamResponse): void {
+  const schema = info.responseSchema;
+  if (carries(schema) && !schema.fields.some((f) => isFieldSet(response, f))) {
+    throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered ${info.name} with an empty ${schema.name}`);
+  }
+}
+
+async function* checkedStream(
+  info: MethodInfo,
+  events: AsyncIterable<StreamResponse>,
+  abort: AbortController,
+  release: () => void,
+): AsyncGenerator<StreamResponse> {
+  let n = 0;
+  try {
+    for await (const e of events) {
+      checkAnswer(info, e);
+      n++;
+      yield e;
+    }
+    if (n === 0) throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream ended ${info.name} without an event`);
+  } finally {
+    release();
+    abort.abort();
+  }
+}
+
+export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
+  return async (call: Call): Promise<Answer> => {
+    const route = call.route!;
+    const to = call.upstream!;
+    if (isRelay(call)) {
+      return call.request.relay!({
+        route,
+        url: to.url,
+        headers: call.relayHeaders ?? {},
+        signal: call.signal,
+        generation: call.generation,
+      });
+    }
+    const client = call.generation.upstreams.client(to.binding, {
+      url: to.url,
+      timeoutMs: route.timeoutMs,
+      maxSseEventBytes: route.maxSseEventBytes,
+      tls: route.upstream.tls,
+    });
+    const env = forInterface(call.envelope!, route, to);
+    if (!call.method.streaming) {
+      const t0 = process.hrtime.bigint();
+      const response = await client.unary(env, call.signal);
+      metrics.upstreamTime(route.name, call.method.name, to.binding, Number(process.hrtime.bigint() - t0) / 1e9);
+      checkAnswer(call.method, response);
+      return { kind: 'unary', response };
+    }
+    const abort = new AbortController();
+    setMaxListeners(0, abort.signal);
+    const stop = (): void => abort.abort();
+    call.signal.addEventListener('abort', stop, { once: true });
+    shutdown.addEventListener('abort', stop, { once: true });
+    const release = (): void => {
+      call.signal.removeEventListener('abort', stop);
+      shutdown.removeEventListener('abort', stop);
+    };
+    const upstream = client.stream(env, abort.signal);
+    return {
+      kind: 'stream',
+      events: checkedStream(call.method, withIdleTimeout(upstream, route.streamIdleTimeoutMs, abort), abort, release),
+    };
+  };
+}

@@ -1,0 +1,100 @@
+// ProtoJSON (spec §5.5–§5.7) through protobuf-es, the conformance-tested
+// codec the generated types in src/gen come with: camelCase names (proto
+// names accepted), enums by name, int64 as strings, bytes as base64, Struct
+// and Value as plain JSON, unknown fields ignored (§5.7). A value that does
+// not fit its field becomes a google.rpc.BadRequest field violation naming the
+// field. `anyRegistry` resolves google.protobuf.Any details of google.rpc.Status.
+import {
+  create,
+  createRegistry,
+  fromBinary,
+  fromJson,
+  toBinary,
+  toJson,
+  type DescMessage,
+  type JsonValue,
+  type Message,
+  type MessageShape,
+} from '@bufbuild/protobuf';
+import { AnySchema, type Any } from '@bufbuild/protobuf/wkt';
+import { file_google_rpc_error_details } from '../gen/google/rpc/error_details_pb.js';
+import { StatusSchema, type Status } from '../gen/google/rpc/status_pb.js';
+import type { FieldViolation } from './violations.js';
+
+export type Json = JsonValue;
+export type JsonObject = { [k: string]: JsonValue };
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Every google.rpc error detail type: the Any values a Status may carry. */
+export const anyRegistry = createRegistry(file_google_rpc_error_details);
+
+/** Thrown when JSON cannot be read as the message: carries BadRequest violations. */
+export class ProtoJsonError extends Error {
+  constructor(readonly violations: FieldViolation[]) {
+    super(violations.map((v) => `${v.field}: ${v.description}`).join('; '));
+  }
+}
+
+/**
+ * The field a protobuf-es JSON error names: its JSON name for a field of the
+ * top-level message ("historyLength"), else "Message.field" ("Part.raw").
+ */
+function violationOf(schema: DescMessage, e: Error): FieldViolation {
+  const cause = e.cause as { field?: () => { kind: string; name: string; jsonName?: string; parent: DescMessage } };
+  const f = typeof cause?.field === 'function' ? cause.field() : undefined;
+  const reason = cause instanceof Error ? cause.message : e.message.replace(/^cannot decode .*? from JSON: /, '');
+  if (!f) return { field: '(request)', description: reason };
+  const name = f.kind === 'field' ? (f.jsonName ?? f.name) : f.name;
+  return { field: f.parent === schema ? name : `${f.parent.name}.${name}`, description: reason };
+}
+
+/** ProtoJSON → message of `schema`; throws ProtoJsonError. */
+export function readJson<Desc extends DescMessage>(schema: Desc, json: unknown): MessageShape<Desc> {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    throw new ProtoJsonError([{ field: '(request)', description: `expected a JSON object (${schema.name})` }]);
+  }
+  try {
+    return fromJson(schema, json as JsonValue, { ignoreUnknownFields: true, registry: anyRegistry });
+  } catch (e) {
+    throw new ProtoJsonError([violationOf(schema, e as Error)]);
+  }
+}
+
+/** Message → ProtoJSON. */
+export function writeJson(schema: DescMessage, message: Message): JsonValue {
+  return toJson(schema, message, { registry: anyRegistry });
+}
+
+/**
+ * google.rpc.Status → binary, details packed as Any from their ProtoJSON form
+ * ({"@type": …}); a detail of a type this gateway does not know cannot be
+ * packed and is left out rather than failing the call.
+ */
+export function statusToBinary(code: number, message: string, details: readonly JsonObject[]): Uint8Array {
+  const packed: Any[] = [];
+  for (const d of details) {
+    try {
+      packed.push(fromJson(AnySchema, d, { registry: anyRegistry }));
+    } catch {
+      // unknown or malformed detail: not representable as Any
+    }
+  }
+  return toBinary(StatusSchema, create(StatusSchema, { code, message, details: packed }));
+}
+
+/** Binary google.rpc.Status → code, message and the details this gateway can read (others dropped). */
+export function statusFromBinary(bytes: Uint8Array): { code: number; message: string; details: JsonObject[] } {
+  const status: Status = fromBinary(StatusSchema, bytes);
+  const details: JsonObject[] = [];
+  for (const any of status.details) {
+    try {
+      details.push(toJson(AnySchema, any, { registry: anyRegistry }) as JsonObject);
+    } catch {
+      // a detail type this gateway does not know
+    }
+  }
+  return { code: status.code, message: status.message, details };
+}

@@ -1,0 +1,30 @@
+// `GET {route}/.well-known/agent-card.json` (spec §8.2, §8.6): the route's
+// served card with Cache-Control, a strong ETag of the served bytes,
+// Last-Modified, and 304 answers to If-None-Match / If-Modified-Since.
+import type { CardService } from '../card/card-service.js';
+import type { RouteConfig } from '../config/types.js';
+import { asA2AError } from '../errors/a2a-error.js';
+import type { HttpAnswer, RequestView } from '../http/request.js';
+import { restError } from '../bindings/rest/inbound.js';
+
+export async function serveCard(cards: CardService, route: RouteConfig, view: RequestView): Promise<HttpAnswer> {
+  let card;
+  try {
+    card = await cards.servedCard(route, view);
+  } catch (e) {
+    return restError(asA2AError(e));
+  }
+  const headers = {
+    'content-type': 'application/json',
+    'cache-control': `public, max-age=${card.maxAgeSeconds}`,
+    etag: card.etag,
+    'last-modified': card.lastModified.toUTCString(),
+  };
+  const inm = view.header('if-none-match');
+  const ims = view.header('if-modified-since');
+  const notModified =
+    inm !== undefined
+      ? inm.split(',').some((t) => t.trim() === card.etag || t.trim() === '*')
+      : ims !== undefined && !Number.isNaN(Date.parse(ims)) && Date.parse(ims) >= card.lastModified.getTime();
+  return notModified ? { status: 304, headers } : { status: 200, headers, body: card.body };
+}

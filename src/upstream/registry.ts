@@ -1,0 +1,117 @@
+// The upstream connections of one configuration generation (the model of
+// Envoy's cluster manager): one undici Pool per HTTP origin and TLS settings,
+// one grpc-js channel per gRPC address and TLS settings, and one client per
+// upstream interface and route settings on top of them — shared by translated
+// and pass-through calls. TLS files are read when a pool or channel is made,
+// so a reload (a new generation) re-reads renewed certificates. After a
+// reload the previous generation is retired: it closes everything once its
+// last call has ended.
+import * as grpc from '@grpc/grpc-js';
+import { Pool } from 'undici';
+import type { Binding, UpstreamTls } from '../config/types.js';
+import type { UpstreamClient, UpstreamTarget } from '../core/upstream.js';
+import { grpcChannel, tlsKey, undiciConnect } from '../tls/upstream-tls.js';
+
+/** Keepalive pings while calls are open: 5 min is the minimum gRPC servers accept by default. */
+const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.keepalive_time_ms': 300_000,
+  'grpc.keepalive_timeout_ms': 20_000,
+  'grpc.keepalive_permit_without_calls': 0,
+};
+
+/** Idle upstream connections are kept below Node's 5 s server default, so a socket the agent is closing is seldom reused. */
+export const KEEP_ALIVE_MS = 4_000;
+
+/** How an upstream binding's client is made from a target and this generation's shared pools and channels. */
+export type ClientFactory = (target: UpstreamTarget, upstreams: UpstreamRegistry) => UpstreamClient;
+
+export class UpstreamRegistry {
+  private readonly pools = new Map<string, Pool>();
+  private readonly channels = new Map<string, grpc.Client>();
+  private readonly clients = new Map<string, UpstreamClient>();
+  private inFlight = 0;
+  private retired = false;
+  private closed: Promise<void> | undefined;
+  private onClosed: (() => void) | undefined;
+
+  constructor(
+    private readonly factories: Record<Binding, ClientFactory>,
+    /** Connections per HTTP origin (undici Pool `connections`). */
+    private readonly maxConnections: number,
+  ) {}
+
+  /** The keep-alive pool for an HTTP(S) origin. */
+  httpPool(origin: string, tls: UpstreamTls | undefined): Pool {
+    const key = `${origin} ${tlsKey(tls)}`;
+    let p = this.pools.get(key);
+    if (!p) {
+      const connect = undiciConnect(tls);
+      p = new Pool(origin, {
+        connections: this.maxConnections,
+        pipelining: 1,
+        keepAliveTimeout: KEEP_ALIVE_MS,
+        ...(connect ? { connect } : {}),
+      });
+      this.pools.set(key, p);
+    }
+    return p;
+  }
+
+  /** The channel to a gRPC address ("host:port"). */
+  grpcChannel(address: string, tls: UpstreamTls | undefined): grpc.Client {
+    const key = `${address} ${tlsKey(tls)}`;
+    let c = this.channels.get(key);
+    if (!c) {
+      const { credentials, options } = grpcChannel(tls);
+      c = new grpc.Client(address, credentials, { ...GRPC_CHANNEL_OPTIONS, ...options });
+      this.channels.set(key, c);
+    }
+    return c;
+  }
+
+  /** The client for an upstream interface with a route's settings. */
+  client(binding: Binding, target: UpstreamTarget): UpstreamClient {
+    const key = `${binding} ${target.url} ${target.timeoutMs} ${target.maxSseEventBytes} ${tlsKey(target.tls)}`;
+    let c = this.clients.get(key);
+    if (!c) {
+      c = this.factories[binding](target, this);
+      this.clients.set(key, c);
+    }
+    return c;
+  }
+
+  /** A call starts on this generation. */
+  acquire(): void {
+    this.inFlight++;
+  }
+
+  /** A call on this generation ended. */
+  release(): void {
+    this.inFlight--;
+    if (this.retired && this.inFlight === 0) void this.close();
+  }
+
+  get activeCalls(): number {
+    return this.inFlight;
+  }
+
+  /** No new calls come: close once the last one ends (at once when none is open); resolves when closed. */
+  retire(): Promise<void> {
+    this.retired = true;
+    if (this.inFlight === 0) return this.close();
+    return new Promise((resolve) => (this.onClosed = resolve));
+  }
+
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      const pools = [...this.pools.values()];
+      this.pools.clear();
+      this.clients.clear();
+      for (const c of this.channels.values()) c.close();
+      this.channels.clear();
+      await Promise.all(pools.map((p) => p.close().catch(() => p.destroy())));
+      this.onClosed?.();
+    })();
+    return this.closed;
+  }
+}
