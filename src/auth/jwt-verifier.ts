@@ -2,9 +2,11 @@
 // set — a JWKS URL (fetched and cached by jose, refetched for an unknown
 // `kid`) or a JWKS file (read when the route is loaded) — checking the
 // signature, `iss`, `aud`, `exp`/`nbf` with the configured clock skew, and
-// the allowed algorithms.
+// the allowed algorithms. The caller's identity is the token's `sub`; a token
+// without one is its client at its issuer, else that token alone (subjectOf).
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { RouteAuth } from '../config/types.js';
 
 export type JwtConfig = NonNullable<RouteAuth['jwt']>;
@@ -32,7 +34,7 @@ export class JwtVerifier {
         });
   }
 
-  /** The token's subject (`sub`, else `client_id`, else "jwt"); throws TokenRefused. */
+  /** The verified token's subject (subjectOf) and claims; throws TokenRefused. */
   async verify(token: string): Promise<{ subject: string; claims: Record<string, unknown> }> {
     try {
       const { payload } = await jwtVerify(token, this.keys, {
@@ -41,17 +43,32 @@ export class JwtVerifier {
         ...(this.config.algorithms ? { algorithms: this.config.algorithms } : {}),
         clockTolerance: this.config.clockSkewSeconds,
       });
-      const subject =
-        typeof payload.sub === 'string'
-          ? payload.sub
-          : typeof payload.client_id === 'string'
-            ? payload.client_id
-            : 'jwt';
-      return { subject, claims: payload };
+      return { subject: subjectOf(payload, token), claims: payload };
     } catch (e) {
       throw refusal(e);
     }
   }
+}
+
+const claim = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/**
+ * Who a verified token speaks for: its `sub` (RFC 7519 §4.1.2); without one,
+ * the client it was issued to — `client_id` (RFC 9068 §2.2), else `azp`
+ * (OpenID Connect Core §2) — at its issuer, as "client:<id>@<iss>"; without
+ * that, this token alone, as "token:<SHA-256 of its signature, 132 bits>".
+ * The prefixes keep the three apart (a client does not share a rate-limit
+ * bucket with a `sub` equal to its id); the hash keeps the signature out of
+ * logs and metrics.
+ */
+function subjectOf(payload: JWTPayload, token: string): string {
+  const sub = claim(payload.sub);
+  if (sub) return sub;
+  const client = claim(payload.client_id) ?? claim(payload.azp);
+  const iss = claim(payload.iss);
+  if (client) return iss ? `client:${client}@${iss}` : `client:${client}`;
+  const signature = token.slice(token.lastIndexOf('.') + 1);
+  return `token:${createHash('sha256').update(signature).digest('base64url').slice(0, 22)}`;
 }
 
 function refusal(e: unknown): TokenRefused {

@@ -5,7 +5,7 @@
 // WWW-Authenticate on HTTP; the caller's credentials are stripped, forwarded
 // or replaced upstream as the route says; the served card describes the
 // schemes; pass-through routes authenticate too; no secret reaches a log line.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,12 +49,19 @@ const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'a2a-gateway';
 const API_KEY = 'alice-secret-key-0001';
 async function token(
-  opts: { sub?: string; exp?: number; iss?: string; aud?: string; key?: CryptoKey } = {},
+  opts: {
+    sub?: string | null;
+    claims?: Record<string, string>;
+    exp?: number;
+    iss?: string;
+    aud?: string;
+    key?: CryptoKey;
+  } = {},
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({})
-    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-    .setSubject(opts.sub ?? 'alice')
+  const jwt = new SignJWT(opts.claims ?? {}).setProtectedHeader({ alg: 'ES256', kid: 'k1' });
+  if (opts.sub !== null) jwt.setSubject(opts.sub ?? 'alice');
+  return jwt
     .setIssuer(opts.iss ?? ISSUER)
     .setAudience(opts.aud ?? AUDIENCE)
     .setIssuedAt(now - 60)
@@ -119,6 +126,10 @@ const gw = await startGateway(
       },
       rateLimit: { requestsPerSecond: 0.1, burst: 1, perCaller: true },
     }),
+    route('jwt-limited', 'HTTP+JSON', {
+      auth: { jwt: auth.jwt },
+      rateLimit: { requestsPerSecond: 0.01, burst: 1, perCaller: true },
+    }),
   ]),
   pino({ level: 'info' }, sink),
 );
@@ -127,6 +138,7 @@ t.teardown(async () => {
   await gw.close();
   await agent.close();
   jwksServer.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const opts = (name: string, headers: Record<string, string> = {}) => ({ tenant: name, prefix: `/${name}`, headers });
@@ -340,6 +352,24 @@ t.test('per-caller rate limits count the authenticated identity', async (tt) => 
   );
 });
 
+t.test('a JWT without sub: its client at its issuer, else the token itself, is the identity', async (tt) => {
+  const call = async (tok: string) =>
+    (await send('HTTP+JSON', 'jwt-limited', { authorization: `Bearer ${tok}` })).httpStatus;
+  // rate limit of one call per caller: a second admitted call means a second identity
+  tt.equal(await call(await token({ sub: null, claims: { client_id: 'svc-a' } })), 200, 'client svc-a: first call');
+  const againA = await token({ sub: null, claims: { client_id: 'svc-a', jti: 'another' } });
+  tt.equal(await call(againA), 429, 'another token of client svc-a is the same caller');
+  tt.equal(await call(await token({ sub: null, claims: { client_id: 'svc-b' } })), 200, 'client svc-b has its own');
+  tt.equal(await call(await token({ sub: null, claims: { azp: 'svc-c' } })), 200, 'azp names the client too');
+  tt.equal(await call(await token({ sub: 'svc-a' })), 200, 'a sub equal to a client id is another caller');
+  tt.equal(await call(await token({ sub: '', claims: { client_id: 'svc-d' } })), 200, 'an empty sub is no sub');
+  const bare = await token({ sub: null, claims: { jti: 'bare-1' } });
+  tt.equal(await call(bare), 200, 'no sub, no client: the token is the caller');
+  tt.equal(await call(bare), 429, 'the same token again: the same caller');
+  const otherBare = await token({ sub: null, claims: { jti: 'bare-2' } });
+  tt.equal(await call(otherBare), 200, 'another such token is another caller (not all "jwt:jwt")');
+});
+
 t.test('no secret in any log line, and the caller identity is logged', async (tt) => {
   const all = lines.join('\n');
   for (const secret of [API_KEY, 'upstream-token-xyz', 'eyJ'])
@@ -352,4 +382,12 @@ t.test('no secret in any log line, and the caller identity is logged', async (tt
     lines.some((l) => JSON.parse(l).caller === 'apiKey:alice-key'),
     'caller apiKey:alice-key logged',
   );
+  const callers = lines.map((l) => String(JSON.parse(l).caller));
+  tt.ok(callers.includes(`jwt:client:svc-a@${ISSUER}`), 'a client without sub is logged at its issuer');
+  tt.ok(callers.includes(`jwt:client:svc-c@${ISSUER}`), 'azp likewise');
+  tt.ok(
+    callers.some((c) => /^jwt:token:[\w-]{22}$/.test(c)),
+    'a token without sub or client is logged by the hash of its signature',
+  );
+  tt.notOk(callers.includes('jwt:jwt'), 'no shared "jwt:jwt" identity');
 });

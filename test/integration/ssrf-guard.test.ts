@@ -52,10 +52,20 @@ t.test('unsafe URLs', async (tt) => {
     'http://[::ffff:127.0.0.1]/',
     'http://0.0.0.0/',
     'not a url',
+    // issue 12 item 9: special-purpose ranges and embedded-IPv4 forms the first guard missed
+    'http://198.18.0.1/',
+    'http://224.0.0.1/',
+    'http://240.0.0.1/',
+    'http://255.255.255.255/',
+    'http://localhost./',
+    'http://[::127.0.0.1]/',
+    'http://[64:ff9b::7f00:1]/',
+    'http://[2002:7f00:1::]/',
   ]) {
     tt.ok(unsafeUrl(url), `${url}: refused`);
   }
-  for (const url of ['https://example.com/file.pdf', 'http://203.0.113.7/a', 'http://[2001:db8::1]/'])
+  // 203.0.113.0/24 and 2001:db8::/32 are documentation ranges, refused since the IANA registries are followed
+  for (const url of ['https://example.com/file.pdf', 'http://8.8.8.8/a', 'http://[2606:4700::1]/'])
     tt.equal(unsafeUrl(url), undefined, `${url}: allowed`);
 });
 
