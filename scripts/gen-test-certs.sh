@@ -30,5 +30,6 @@ leaf server ca '/CN=localhost' 'DNS:localhost,IP:127.0.0.1' serverAuth
 leaf server2 ca '/CN=localhost (renewed)' 'DNS:localhost,IP:127.0.0.1' serverAuth
 leaf upstream ca '/CN=agent.internal' 'DNS:agent.internal' serverAuth
 leaf client ca '/CN=alice' 'DNS:alice.example' clientAuth
+leaf client2 ca '/CN=alice (renewed)' 'DNS:alice.example' clientAuth
 leaf rogue-client other-ca '/CN=mallory' 'DNS:mallory.example' clientAuth
 rm -f ./*.srl

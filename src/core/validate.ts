@@ -7,7 +7,7 @@
 // Paths are kept as a stack of segments and turned into text only for a
 // violation, so a valid request allocates nothing for them. Bytes fields are
 // bounded by the body limit instead.
-import { getOption, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import { getOption, toJson, type DescField, type DescMessage, type Message } from '@bufbuild/protobuf';
 import { FieldBehavior, field_behavior } from '../gen/google/api/field_behavior_pb.js';
 import type { FieldViolation } from '../proto/violations.js';
 import { unsafeUrl } from './ssrf-guard.js';
@@ -69,7 +69,11 @@ class Walk {
     if (depth > MAX_STRUCT_DEPTH) {
       return this.violation(this.at(), `nesting deeper than ${MAX_STRUCT_DEPTH} levels`);
     }
-    if ('$typeName' in v) return compile((v as { $typeName: string }).$typeName)(v as Msg, this, depth);
+    if ('$typeName' in v) {
+      // a Struct/Value/ListValue message (e.g. Part.data, a oneof member): walked as the JSON it stands for
+      const desc = descriptors.get((v as { $typeName: string }).$typeName);
+      return desc ? this.json(toJson(desc, v as Message), depth) : undefined;
+    }
     if (Array.isArray(v)) {
       v.forEach((item, i) => {
         this.path.push(i);

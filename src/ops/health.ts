@@ -7,7 +7,9 @@ import type * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import type { CardService } from '../card/card-service.js';
 import type { RouteTable } from '../routing/generation.js';
-import { A2A_SERVICE } from '../bindings/grpc/service.js';
+import { A2AService } from '../gen/a2a_pb.js';
+
+const A2A_SERVICE = A2AService.typeName;
 
 export interface Readiness {
   ready: boolean;

@@ -16,7 +16,15 @@ import {
   type Message,
   type MessageShape,
 } from '@bufbuild/protobuf';
-import { AnySchema, type Any } from '@bufbuild/protobuf/wkt';
+import {
+  AnySchema,
+  file_google_protobuf_any,
+  file_google_protobuf_duration,
+  file_google_protobuf_empty,
+  file_google_protobuf_struct,
+  file_google_protobuf_timestamp,
+  type Any,
+} from '@bufbuild/protobuf/wkt';
 import { file_google_rpc_error_details } from '../gen/google/rpc/error_details_pb.js';
 import { StatusSchema, type Status } from '../gen/google/rpc/status_pb.js';
 import type { FieldViolation } from './violations.js';
@@ -28,8 +36,15 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Every google.rpc error detail type: the Any values a Status may carry. */
-export const anyRegistry = createRegistry(file_google_rpc_error_details);
+/** Every google.rpc error detail type and the well-known types: the Any values a Status may carry. */
+export const anyRegistry = createRegistry(
+  file_google_rpc_error_details,
+  file_google_protobuf_duration,
+  file_google_protobuf_timestamp,
+  file_google_protobuf_struct,
+  file_google_protobuf_any,
+  file_google_protobuf_empty,
+);
 
 /** Thrown when JSON cannot be read as the message: carries BadRequest violations. */
 export class ProtoJsonError extends Error {

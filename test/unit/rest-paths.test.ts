@@ -2,12 +2,17 @@
 // google.api.http rules): every pattern in both its plain and /{tenant}/ form,
 // percent-decoding, verbs, and typed query values.
 import t from 'tap';
-import protobuf from 'protobufjs';
+import { create, createFileRegistry } from '@bufbuild/protobuf';
+import {
+  FieldDescriptorProto_Label as Label,
+  FieldDescriptorProto_Type as Type,
+  FileDescriptorProtoSchema,
+} from '@bufbuild/protobuf/wkt';
 import { queryToJson } from '../../src/bindings/rest/inbound.js';
 import { matchRestPath, REST_ROUTES } from '../../src/bindings/rest/paths.js';
 import { METHODS } from '../../src/core/methods.js';
-import { fromJson, toJson } from '../../src/proto/protojson.js';
-import { messageType } from '../../src/proto/registry.js';
+import { ListTasksRequestSchema as ListTasks, SendMessageConfigurationSchema } from '../../src/gen/a2a_pb.js';
+import { readJson, writeJson } from '../../src/proto/json.js';
 
 t.test('every method has both forms, as a2a.proto says', async (tt) => {
   for (const m of METHODS.values()) {
@@ -66,13 +71,12 @@ t.test('§11.3 paths', async (tt) => {
 });
 
 t.test('§11.5 query parameters', async (tt) => {
-  const ListTasks = messageType('lf.a2a.v1.ListTasksRequest');
   const q = new URLSearchParams(
     'contextId=c1&status=TASK_STATE_WORKING&pageSize=50&pageToken=cur&historyLength=0&includeArtifacts=true&statusTimestampAfter=2025-11-09T10:30:00Z&A2A-Version=1.0&unknown=1',
   );
   const json = queryToJson(ListTasks, q);
   tt.same(
-    toJson(ListTasks, fromJson(ListTasks, json)),
+    writeJson(ListTasks, readJson(ListTasks, json)),
     {
       contextId: 'c1',
       status: 'TASK_STATE_WORKING',
@@ -90,18 +94,53 @@ t.test('§11.5 query parameters', async (tt) => {
     'enum numbers and snake_case names accepted',
   );
   tt.same(
+    queryToJson(ListTasks, new URLSearchParams('contextId=a&contextId=b')),
+    { contextId: 'b' },
+    'a repeated singular name: the last value wins',
+  );
+  tt.same(
     queryToJson(ListTasks, new URLSearchParams('includeArtifacts=yes')),
     { includeArtifacts: 'yes' },
-    'a bad boolean is left for validation to reject',
+    'a bad boolean is left for the reader to reject',
   );
+  let refused: unknown;
+  try {
+    readJson(ListTasks, { includeArtifacts: 'yes' });
+  } catch (e) {
+    refused = e;
+  }
+  tt.match(refused, { violations: [{ field: 'includeArtifacts' }] }, 'which it does, naming the field');
 
-  const Tagged = new protobuf.Type('Tagged')
-    .add(new protobuf.Field('tags', 1, 'string', 'repeated'))
-    .add(new protobuf.Field('counts', 2, 'int32', 'repeated'));
-  new protobuf.Root().add(Tagged);
   tt.same(
-    queryToJson(Tagged, new URLSearchParams('tags=a&tags=b,c&counts=1,2')),
-    { tags: ['a', 'b', 'c'], counts: ['1', '2'] },
-    'repeated: repeated names and comma lists',
+    queryToJson(SendMessageConfigurationSchema, new URLSearchParams('acceptedOutputModes=text/plain,application/json')),
+    { acceptedOutputModes: ['text/plain', 'application/json'] },
+    'a repeated string field of a2a.proto from a comma list',
+  );
+  // a2a.proto has no request with repeated query fields: a descriptor built for the test has them.
+  const registry = createFileRegistry(
+    create(FileDescriptorProtoSchema, {
+      name: 'tagged.proto',
+      package: 'test',
+      syntax: 'proto3',
+      messageType: [
+        {
+          name: 'Tagged',
+          field: [
+            { name: 'tags', jsonName: 'tags', number: 1, type: Type.STRING, label: Label.REPEATED },
+            { name: 'counts', jsonName: 'counts', number: 2, type: Type.INT32, label: Label.REPEATED },
+          ],
+        },
+      ],
+    }),
+    () => undefined,
+  );
+  const Tagged = registry.getMessage('test.Tagged');
+  if (!Tagged) throw new Error('test.Tagged not built');
+  const tagged = queryToJson(Tagged, new URLSearchParams('tags=a&tags=b,c&counts=1,2&counts='));
+  tt.same(tagged, { tags: ['a', 'b', 'c'], counts: ['1', '2'] }, 'repeated: repeated names and comma lists');
+  tt.same(
+    writeJson(Tagged, readJson(Tagged, tagged)),
+    { tags: ['a', 'b', 'c'], counts: [1, 2] },
+    'and read as typed values',
   );
 });

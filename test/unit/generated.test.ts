@@ -1,0 +1,32 @@
+// src/gen is generated from proto/ (`npm run gen`: buf + protoc-gen-es) and
+// committed; this fails when a .proto changed and the generated code was not
+// regenerated (or someone edited it by hand).
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'node_modules', '.bin');
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => relative(dir, join(d.parentPath, d.name)))
+    .sort();
+}
+
+t.test('src/gen matches what proto/ generates', async (tt) => {
+  const out = tt.testdir();
+  const template = {
+    version: 'v2',
+    plugins: [{ local: join(BIN, 'protoc-gen-es'), out, opt: ['target=ts', 'import_extension=js'] }],
+  };
+  await promisify(execFile)(join(BIN, 'buf'), ['generate', '--template', JSON.stringify(template)], { cwd: ROOT });
+  const committed = join(ROOT, 'src', 'gen');
+  tt.same(files(out), files(committed), 'the same files');
+  for (const f of files(committed)) {
+    tt.equal(readFileSync(join(committed, f), 'utf8'), readFileSync(join(out, f), 'utf8'), `${f} is up to date`);
+  }
+});
