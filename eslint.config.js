@@ -3,7 +3,11 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'src/gen/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'src/gen/**', 'scratch/**'] },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
