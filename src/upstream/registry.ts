@@ -12,8 +12,14 @@ import type { Binding, UpstreamTls } from '../config/types.js';
 import type { UpstreamClient, UpstreamTarget } from '../core/upstream.js';
 import { grpcChannel, tlsKey, undiciConnect } from '../tls/upstream-tls.js';
 
-/** Keepalive pings while calls are open: 5 min is the minimum gRPC servers accept by default. */
+/**
+ * Keepalive pings while calls are open (5 min is the minimum gRPC servers
+ * accept by default), and connections of this channel's own: grpc-js would
+ * otherwise share them between channels process-wide, so a retired
+ * generation's connection would live on under the next one.
+ */
 const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.use_local_subchannel_pool': 1,
   'grpc.keepalive_time_ms': 300_000,
   'grpc.keepalive_timeout_ms': 20_000,
   'grpc.keepalive_permit_without_calls': 0,

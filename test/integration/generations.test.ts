@@ -1,0 +1,165 @@
+// Upstream connections per config generation (issue 11): translated and
+// pass-through calls to one gRPC agent share one channel; a reload moves new
+// calls to new connections while a call in flight finishes on the old one,
+// which then closes; a client certificate renewed at the same path is used
+// after the reload. Connections are counted by a TCP relay in front of the
+// real SDK agent.
+import { copyFileSync } from 'node:fs';
+import { createServer, connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import t from 'tap';
+import { pino } from 'pino';
+import type { ListenerTls } from '../../src/config/types.js';
+import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { startGateway } from '../../src/server/gateway.js';
+import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
+import { STREAM_CALLERS } from '../helpers/streams.js';
+
+/** A TCP relay to `port` that counts the connections made through it. */
+async function countingRelay(port: number) {
+  const open = new Set<Socket>();
+  let total = 0;
+  const changed: Array<() => void> = [];
+  const server = createServer((client) => {
+    total++;
+    open.add(client);
+    const upstream = connect(port, '127.0.0.1');
+    client.pipe(upstream).pipe(client);
+    const done = (): void => {
+      client.destroy();
+      upstream.destroy();
+      if (open.delete(client)) for (const f of changed.splice(0)) f();
+    };
+    client.on('close', done).on('error', done);
+    upstream.on('close', done).on('error', done);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    get total() {
+      return total;
+    },
+    get open() {
+      return open.size;
+    },
+    /** Resolves when at most `n` connections are open (waits on closes, not on time). */
+    async openAtMost(n: number): Promise<void> {
+      while (open.size > n) await new Promise<void>((r) => changed.push(r));
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of open) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+const agent = await startEchoAgent({ bindings: BINDINGS });
+const relay = await countingRelay(Number(agent.grpcAddress.split(':').pop()));
+const upstream = { url: `127.0.0.1:${relay.port}`, binding: 'GRPC' as const };
+const config = () =>
+  gatewayConfig([
+    { name: 'root', upstream, passThrough: true },
+    { name: 'rpc', match: { pathPrefix: '/rpc' }, upstream: { ...upstream, tenant: 'clear' } },
+  ]);
+const gw = await startGateway(config(), pino({ level: 'silent' }));
+t.teardown(async () => {
+  closeGrpcClients();
+  await gw.close();
+  await relay.close();
+  await agent.close();
+});
+
+t.test('one channel per agent, shared by translated and pass-through calls', async (tt) => {
+  const translated = await CALLERS.JSONRPC(
+    gw,
+    'SendMessage',
+    { message: userMessage('a') },
+    { tenant: '', prefix: '/rpc' },
+  );
+  tt.equal(translated.ok, true, 'JSON-RPC → gRPC (translated)');
+  const passed = await CALLERS.GRPC(gw, 'SendMessage', { message: userMessage('b') }, { tenant: '', prefix: '' });
+  tt.equal(passed.ok, true, 'gRPC → gRPC (pass-through)');
+  tt.equal(relay.total, 1, 'both went over one connection');
+});
+
+t.test('a reload: new calls on new connections; the old ones close once their calls end', async (tt) => {
+  const abort = new AbortController();
+  let started!: () => void;
+  const first = new Promise<void>((r) => (started = r));
+  const held = STREAM_CALLERS.JSONRPC(
+    gw,
+    'SendStreamingMessage',
+    { message: userMessage('hold') },
+    { tenant: '', prefix: '/rpc', signal: abort.signal, onEvent: () => started() },
+  ).catch(() => undefined);
+  await first;
+  const before = relay.total;
+  gw.reload(config());
+  const after = await CALLERS.JSONRPC(gw, 'GetTask', { id: 'none' }, { tenant: '', prefix: '/rpc' });
+  tt.equal(after.details?.find((d) => d.reason)?.reason, 'TASK_NOT_FOUND', 'a call after the reload is served');
+  tt.equal(relay.total, before + 1, 'over a new connection (the new generation has its own channel)');
+  tt.equal(relay.open, 2, 'the old connection stays while the stream started before the reload runs');
+  abort.abort();
+  await held;
+  await relay.openAtMost(1);
+  tt.equal(relay.open, 1, "the old generation's connection closed when its last call ended");
+  const again = await CALLERS.GRPC(gw, 'SendMessage', { message: userMessage('c') }, { tenant: '', prefix: '' });
+  tt.equal(again.ok, true, 'and the new one keeps serving');
+  tt.equal(relay.total, before + 1, 'without a new connection');
+});
+
+const FIX = new URL('../fixtures/tls/', import.meta.url).pathname;
+const listener = (name: string): ListenerTls => ({
+  cert: join(FIX, `${name}.pem`),
+  key: join(FIX, `${name}-key.pem`),
+  clientCa: join(FIX, 'ca.pem'),
+  requireClientCert: true,
+});
+
+t.test('a client certificate renewed at the same path is used after a reload', async (tt) => {
+  const callers: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _e, cb) {
+      for (const l of chunk.toString().split('\n').filter(Boolean)) {
+        const line = JSON.parse(l) as { msg?: string; caller?: string };
+        if (line.msg === 'call' && line.caller) callers.push(line.caller);
+      }
+      cb();
+    },
+  });
+  // "front": an A2A server on TLS that requires a client certificate and takes it as the caller's identity
+  const front = await startGateway(
+    gatewayConfig([{ name: 'front', upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' }, auth: { mtls: true } }], {
+      tls: listener('server'),
+    }),
+    pino({ level: 'info' }, sink),
+  );
+  const dir = tt.testdir();
+  const cert = join(dir, 'client.pem');
+  const key = join(dir, 'client-key.pem');
+  copyFileSync(join(FIX, 'client.pem'), cert);
+  copyFileSync(join(FIX, 'client-key.pem'), key);
+  const backConfig = () =>
+    gatewayConfig([
+      {
+        name: 'back',
+        upstream: { url: `${front.httpUrl}/`, binding: 'JSONRPC', tls: { ca: join(FIX, 'ca.pem'), cert, key } },
+      },
+    ]);
+  const back = await startGateway(backConfig(), pino({ level: 'silent' }));
+  tt.teardown(async () => {
+    await back.close();
+    await front.close();
+  });
+  const call = () => CALLERS.JSONRPC(back, 'SendMessage', { message: userMessage('who') }, { tenant: '', prefix: '' });
+  tt.equal((await call()).ok, true, 'served over mTLS');
+  tt.equal(callers.at(-1), 'mtls:alice', 'the upstream saw the first certificate');
+  copyFileSync(join(FIX, 'client2.pem'), cert);
+  copyFileSync(join(FIX, 'client2-key.pem'), key);
+  back.reload(backConfig());
+  tt.equal((await call()).ok, true, 'served after the reload');
+  tt.equal(callers.at(-1), 'mtls:alice (renewed)', 'the renewed certificate at the same path was read and used');
+});
