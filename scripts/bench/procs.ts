@@ -66,7 +66,10 @@ export async function startGatewayProc(config: unknown): Promise<GatewayProc> {
   writeFileSync(join(dir, 'gateway.yaml'), stringify(config));
   const logFile = join(dir, 'gateway.log');
   const out = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/bin.js'), '--config', join(dir, 'gateway.yaml')], {
+  // GATEWAY_NODE_FLAGS: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the gateway under load
+  const flags = (process.env.GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const args = [...flags, join(ROOT, 'dist/cli/bin.js'), '--config', join(dir, 'gateway.yaml')];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: ['ignore', out, 'inherit'],
   });

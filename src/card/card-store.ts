@@ -97,7 +97,8 @@ export class CardStore {
   peek(route: RouteConfig): JsonObject | null | undefined {
     if (!this.hasSource(route)) return null;
     const e = this.entries.get(route.name);
-    if (!e?.card) return undefined;
+    // a card that failed to load (retry pending) is no card: the upstream answers for itself
+    if (!e?.card) return e?.failure ? null : undefined;
     if (Date.now() >= e.expiresAt && !e.inflight) void this.refresh(route).catch(() => undefined);
     return e.card;
   }
