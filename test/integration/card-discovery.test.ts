@@ -5,8 +5,6 @@
 // only unsupported versions; required extensions and the extended card
 // refused or passed through on every inbound binding; signatures dropped,
 // re-signed (verified with the official SDK's verifier) and verified.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { pino } from 'pino';
@@ -21,7 +19,6 @@ import { refusedPort } from '../helpers/broken-upstreams.js';
 import { cardServer } from '../helpers/card-server.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'a2a-gw-cards-'));
 const agent = await startEchoAgent({
   bindings: BINDINGS,
   extendedAgentCard: true,
@@ -59,15 +56,15 @@ const oldVersions = await cardServer(
 const upstreamKeys = await generateKeyPair('ES256', { extractable: true });
 const gatewayKeys = await generateKeyPair('ES256', { extractable: true });
 const strangerKeys = await generateKeyPair('ES256', { extractable: true });
-writeFileSync(join(dir, 'gateway.pem'), await exportPKCS8(gatewayKeys.privateKey));
-writeFileSync(
-  join(dir, 'upstream-jwks.json'),
-  JSON.stringify({ keys: [{ ...(await exportJWK(upstreamKeys.publicKey)), kid: 'up-1', alg: 'ES256' }] }),
-);
-writeFileSync(
-  join(dir, 'stranger-jwks.json'),
-  JSON.stringify({ keys: [{ ...(await exportJWK(strangerKeys.publicKey)), kid: 'up-1', alg: 'ES256' }] }),
-);
+const dir = t.testdir({
+  'gateway.pem': await exportPKCS8(gatewayKeys.privateKey),
+  'upstream-jwks.json': JSON.stringify({
+    keys: [{ ...(await exportJWK(upstreamKeys.publicKey)), kid: 'up-1', alg: 'ES256' }],
+  }),
+  'stranger-jwks.json': JSON.stringify({
+    keys: [{ ...(await exportJWK(strangerKeys.publicKey)), kid: 'up-1', alg: 'ES256' }],
+  }),
+});
 const sign = generateAgentCardSignature(upstreamKeys.privateKey, { alg: 'ES256', kid: 'up-1', typ: 'JOSE' });
 const signedCard = (await sign(
   cardWith(

@@ -5,9 +5,8 @@
 // a client certificate and a servername override — certificate failures
 // answered UPSTREAM_UNAVAILABLE with the TLS reason logged. The TLS upstream
 // is itself a gateway with a TLS listener in front of a real SDK agent.
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
@@ -370,9 +369,10 @@ function servedSubject(address: string): Promise<string> {
 }
 
 t.test('certificates re-read on reload, for both listeners; unreadable files keep the old ones', async (tt) => {
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-tls-'));
-  copyFileSync(join(FIX, 'server.pem'), join(dir, 'cert.pem'));
-  copyFileSync(join(FIX, 'server-key.pem'), join(dir, 'key.pem'));
+  const dir = tt.testdir({
+    'cert.pem': readFileSync(join(FIX, 'server.pem')),
+    'key.pem': readFileSync(join(FIX, 'server-key.pem')),
+  });
   const tls: ListenerTls = {
     cert: join(dir, 'cert.pem'),
     key: join(dir, 'key.pem'),
@@ -381,6 +381,7 @@ t.test('certificates re-read on reload, for both listeners; unreadable files kee
   };
   const config = gatewayConfig([{ name: 'r', ...toAgent }], { tls });
   const g: RunningGateway = await startGateway(config, pino({ level: 'silent' }));
+  tt.teardown(() => g.close());
   const httpAddress = g.httpUrl.replace('https://', '');
   tt.equal(await servedSubject(httpAddress), 'localhost');
   tt.equal(await servedSubject(g.grpcAddress), 'localhost');
@@ -392,5 +393,4 @@ t.test('certificates re-read on reload, for both listeners; unreadable files kee
   writeFileSync(join(dir, 'key.pem'), 'not a key');
   g.reload({ ...config, tls: { ...tls, cert: join(dir, 'missing.pem') } });
   tt.equal(await servedSubject(httpAddress), 'localhost (renewed)', 'a failed reload keeps the certificates');
-  await g.close();
 });
