@@ -18,7 +18,7 @@ t.test('A2A-Version: Major.Minor, patch ignored, empty is 0.3', async (tt) => {
   for (const bad of [undefined, '', '0.3', '2.0', 'v1', '1', '1.0.0.0'])
     tt.throws(
       () => negotiateVersion(bad),
-      { errorName: 'VERSION_NOT_SUPPORTED' },
+      { errorName: 'VERSION_NOT_SUPPORTED', message: /is not supported/ },
       `${JSON.stringify(bad) ?? 'undefined'} → VersionNotSupported`,
     );
   for (const empty of [undefined, '', '  '])
