@@ -11,9 +11,9 @@ import type { Binding } from '../../src/config/types.js';
 import { methodInfo } from '../../src/core/methods.js';
 import { fromJson, type JsonObject } from '../../src/proto/protojson.js';
 import { startGateway } from '../../src/server/gateway.js';
-import { SseParser } from '../../src/sse/reader.js';
 import { floodGrpc, floodSse, type Flood } from '../helpers/flood-upstreams.js';
 import { closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
+import { TestSseParser } from '../helpers/sse.js';
 import { grpcStreamCall } from '../helpers/streams.js';
 
 const COUNT = 1024;
@@ -71,11 +71,11 @@ async function httpCaller(
         : { message: userMessage('flood') },
     ),
   });
-  const parser = new SseParser(1 << 24);
+  const parser = new TestSseParser();
   const seqs: number[] = [];
   let sentWhilePaused = -1;
   for await (const chunk of res.body) {
-    for (const ev of parser.push((chunk as Buffer).toString('utf8'))) {
+    for (const ev of parser.push(chunk as Buffer)) {
       const json = JSON.parse(ev.data) as JsonObject;
       const sr = (isRpc ? json.result : json) as JsonObject;
       seqs.push(((sr.statusUpdate as JsonObject).metadata as JsonObject).seq as number);
