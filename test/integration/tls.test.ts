@@ -19,6 +19,7 @@ import { startEchoAgent } from '../../src/demo/echo-agent.js';
 import { CATALOGUE, GRPC_CODES } from '../../src/errors/catalogue.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
+import { TestSseParser } from '../helpers/sse.js';
 
 const FIX = new URL('../fixtures/tls/', import.meta.url).pathname;
 const pem = (f: string): Buffer => readFileSync(join(FIX, f));
@@ -172,7 +173,13 @@ t.test('HTTPS listener: h2 and HTTP/1.1, with the client certificate it requires
   tt.equal(stream.status, 200);
   tt.equal(stream.headers['content-type'], 'text/event-stream');
   tt.equal(stream.headers.connection, undefined, 'no Connection header on h2');
-  tt.ok(stream.text.split('\n\n').filter((f) => f.startsWith('data: ')).length >= 4, 'SSE events over h2');
+  const sse = new TestSseParser();
+  const events = [...sse.push(stream.text), ...sse.end()].map((e) => JSON.parse(e.data) as { id: number });
+  tt.ok(events.length >= 4, `SSE events over h2 (${events.length})`);
+  tt.ok(
+    events.every((e) => e.id === 1),
+    'each a JSON-RPC response to the call',
+  );
   session.close();
 
   const h1 = new Client(front.httpUrl, {
