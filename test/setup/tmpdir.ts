@@ -1,19 +1,21 @@
 // The guard that a test leaves nothing in the temp folder (issue 17). Loaded
 // first into every test process (tap's `node-arg` in package.json), it points
-// TMPDIR — hence os.tmpdir() here and in every child process — at a fresh
-// folder of this process alone, .tap/tmp/<test file>-<pid> in the project.
-// Nothing else on the machine writes there, so the check cannot be fooled by
-// other processes using the system temp folder. At exit the folder must be
-// empty: then it is removed; otherwise the test file fails (exit code 1) and
-// names what it left, which stays there for inspection.
-import { mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
+// TMPDIR — hence os.tmpdir() here and in every child process — at a folder
+// of this process alone, freshly made by mkdtemp in the system temp folder
+// (a2a-gw-test-<test file>-XXXXXX). No other process knows it, so the check
+// cannot be fooled by what others on the machine do in the temp folder; and
+// it is outside the project, so nothing run from there resolves modules from
+// the project's node_modules by walking up. At exit the folder must be empty:
+// then it is removed and the temp folder is as it was; otherwise the test
+// file fails (exit code 1) naming what it left, kept there for inspection.
+import { mkdtempSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const entry = process.argv[1] ? relative(root, process.argv[1]) : 'node';
-const dir = join(root, '.tap', 'tmp', `${entry.replace(/[^\w.-]+/g, '_')}-${process.pid}`);
-mkdirSync(dir, { recursive: true });
+const dir = mkdtempSync(join(tmpdir(), `a2a-gw-test-${entry.replace(/[^\w.-]+/g, '_')}-`));
 process.env.TMPDIR = dir;
 process.env.TMP = dir;
 process.env.TEMP = dir;
