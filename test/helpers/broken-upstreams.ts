@@ -2,6 +2,7 @@
 // a port that refuses connections, servers that never answer, and servers
 // that answer something that is not A2A. All on 127.0.0.1, closed in teardown.
 import { createServer, type Server, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createH2Server, type ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { METHODS } from '../../src/core/methods.js';
@@ -96,7 +97,11 @@ export function brokenSse(flavour: 'JSONRPC' | 'HTTP+JSON', mode: BreakMode): Pr
       const id = flavour === 'JSONRPC' ? (JSON.parse(body) as { id: number }).id : undefined;
       const wrap = (result: unknown): unknown => (flavour === 'JSONRPC' ? { jsonrpc: '2.0', id, result } : result);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (const ev of STREAM_EVENTS) res.write(`data: ${JSON.stringify(wrap(ev))}\n\n`);
+      // both events in one write: 'drop' destroys the socket once the kernel has them
+      const frames = STREAM_EVENTS.map((ev) => `data: ${JSON.stringify(wrap(ev))}\n\n`).join('');
+      res.write(frames, () => {
+        if (mode === 'drop') req.socket.destroy();
+      });
       if (mode === 'error') {
         const info = { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', ...VANISHED };
         res.end(
@@ -104,8 +109,6 @@ export function brokenSse(flavour: 'JSONRPC' | 'HTTP+JSON', mode: BreakMode): Pr
             ? `data: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32001, message: 'task vanished', data: [info] } })}\n\n`
             : `event: error\ndata: ${JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', message: 'task vanished', details: [info] } })}\n\n`,
         );
-      } else if (mode === 'drop') {
-        setTimeout(() => req.socket.destroy(), 20);
       } else if (mode === 'huge') {
         res.end(
           `data: ${JSON.stringify(wrap({ message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'x'.repeat(8192) }] } }))}\n\n`,
@@ -115,12 +118,46 @@ export function brokenSse(flavour: 'JSONRPC' | 'HTTP+JSON', mode: BreakMode): Pr
   });
 }
 
+/**
+ * A gRPC upstream written on node:http2 by hand (grpc-js cannot drop its own
+ * connection): any call gets the two events as length-prefixed messages, then
+ * the whole HTTP/2 connection is destroyed, as when the upstream process dies.
+ */
+async function droppingGrpc(encode: (json: unknown) => Buffer): Promise<Broken> {
+  const server = createH2Server();
+  server.on('stream', (stream) => {
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc' });
+    const frames = STREAM_EVENTS.map((ev) => {
+      const msg = encode(ev);
+      const head = Buffer.alloc(5);
+      head.writeUInt32BE(msg.length, 1);
+      return Buffer.concat([head, msg]);
+    });
+    stream.write(Buffer.concat(frames), () => stream.session?.destroy());
+  });
+  const sessions = new Set<ServerHttp2Session>();
+  server.on('session', (s) => {
+    sessions.add(s);
+    s.on('close', () => sessions.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sessions) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
 /** A gRPC upstream whose streaming methods send two events, then break. */
 export async function brokenGrpcStream(
   mode: BreakMode,
   encode: (json: unknown) => Buffer,
   errorStatus: () => Partial<grpc.StatusObject>,
 ): Promise<Broken> {
+  if (mode === 'drop') return droppingGrpc(encode);
   const server = new grpc.Server();
   const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
   const impl: grpc.UntypedServiceImplementation = {};
@@ -136,9 +173,12 @@ export async function brokenGrpcStream(
       responseDeserialize: (b: Buffer) => b,
     };
     impl[m.name] = (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
-      for (const ev of STREAM_EVENTS) call.write(encode(ev));
-      if (mode === 'error') setTimeout(() => call.emit('error', errorStatus()), 20);
-      else if (mode === 'drop') setTimeout(() => call.destroy(new Error('connection dropped')), 20);
+      // the error once both events are handed to HTTP/2 (their write callbacks), not after a guessed delay
+      let written = 0;
+      const broken = () => {
+        if (++written === STREAM_EVENTS.length && mode === 'error') call.emit('error', errorStatus());
+      };
+      for (const ev of STREAM_EVENTS) call.write(encode(ev), broken);
     };
   }
   server.addService(definition, impl);

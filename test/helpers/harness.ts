@@ -67,14 +67,14 @@ export async function startHarness(): Promise<Harness> {
       match: { pathPrefix: `/up-${slug(b)}`, tenant: `up-${slug(b)}` },
       upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' },
       forwardHeaders: ['x-allowed'],
-      timeoutMs: 5000,
+      timeoutMs: 30_000,
       ...cardOf(agent, b),
     },
     {
       name: `nopush-${slug(b)}`,
       match: { pathPrefix: `/nopush-${slug(b)}`, tenant: `nopush-${slug(b)}` },
       upstream: { url: noPushAgent.urlFor(b), binding: b, tenant: 'clear' },
-      timeoutMs: 5000,
+      timeoutMs: 30_000,
       ...cardOf(noPushAgent, b),
     },
   ]);

@@ -7,8 +7,8 @@ import type { MethodName } from '../../src/core/methods.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { requestBytes, responseJson, statusJson } from './codec.js';
 import type { RunningGateway } from '../../src/server/gateway.js';
-import { SseParser } from '../../src/sse/reader.js';
 import type { CallOptions } from './harness.js';
+import { TestSseParser } from './sse.js';
 
 export interface StreamResult {
   /** StreamResponse JSON of every event, in order. */
@@ -17,7 +17,7 @@ export interface StreamResult {
   error?: { code: number | string; message: string; details: JsonObject[]; afterEvents: boolean };
   httpStatus?: number;
   contentType?: string;
-  /** Raw SSE frames (HTTP bindings). */
+  /** The SSE events as the test's own parser read them (HTTP bindings). */
   frames?: Array<{ event: string; data: string }>;
 }
 
@@ -33,19 +33,23 @@ async function readFrames(
   hangUp: () => void,
   onEvent?: (n: number) => void,
 ): Promise<Array<{ event: string; data: string }>> {
-  const parser = new SseParser(64 * 1024 * 1024);
+  const parser = new TestSseParser();
   const out: Array<{ event: string; data: string }> = [];
+  const add = (events: Array<{ event: string; data: string }>) => {
+    for (const ev of events) {
+      out.push(ev);
+      onEvent?.(out.length);
+    }
+  };
   try {
     for await (const chunk of body) {
-      for (const ev of parser.push(chunk.toString('utf8'))) {
-        out.push(ev);
-        onEvent?.(out.length);
-      }
+      add(parser.push(chunk));
       if (out.length >= take) {
         hangUp();
-        break;
+        return out;
       }
     }
+    add(parser.end());
   } catch (e) {
     if (out.length < take) throw e;
   }

@@ -5,9 +5,7 @@
 // WWW-Authenticate on HTTP; the caller's credentials are stripped, forwarded
 // or replaced upstream as the route says; the served card describes the
 // schemes; pass-through routes authenticate too; no secret reaches a log line.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import * as grpc from '@grpc/grpc-js';
@@ -30,13 +28,11 @@ import {
 } from '../helpers/harness.js';
 import { STREAM_CALLERS } from '../helpers/streams.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'a2a-auth-'));
 const { privateKey, publicKey } = await generateKeyPair('ES256');
 const other = await generateKeyPair('ES256');
-writeFileSync(
-  join(dir, 'jwks.json'),
-  JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] }),
-);
+const dir = t.testdir({
+  'jwks.json': JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] }),
+});
 const publicJwk = await exportJWK(publicKey);
 const jwksServer = createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
@@ -138,7 +134,6 @@ t.teardown(async () => {
   await gw.close();
   await agent.close();
   jwksServer.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const opts = (name: string, headers: Record<string, string> = {}) => ({ tenant: name, prefix: `/${name}`, headers });

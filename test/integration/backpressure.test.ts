@@ -1,9 +1,10 @@
 // Backpressure: a caller that stops reading makes the gateway stop reading
 // from the upstream, so memory per stream stays bounded however fast the
 // upstream produces. Each upstream binding floods 64 MiB of events while the
-// caller (each inbound binding once) pauses after the first event; what the
-// upstream managed to hand over meanwhile must stay far below that, and after
-// the caller resumes every event arrives, in order.
+// caller (each inbound binding once) pauses after the first event, until the
+// upstream stops (what it handed over stays the same for 25 looks, 20 ms
+// apart) or has handed over half of it; that must be far below the 64 MiB,
+// and after the caller resumes every event arrives, in order.
 import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
@@ -11,15 +12,15 @@ import type { Binding } from '../../src/config/types.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { responseJson, streamEventBytes } from '../helpers/codec.js';
 import { startGateway } from '../../src/server/gateway.js';
-import { SseParser } from '../../src/sse/reader.js';
 import { floodGrpc, floodSse, type Flood } from '../helpers/flood-upstreams.js';
 import { closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
+import { TestSseParser } from '../helpers/sse.js';
 import { grpcStreamCall } from '../helpers/streams.js';
+import { waitFor } from '../helpers/wait.js';
 
 const COUNT = 1024;
 const PAD = 64 * 1024;
 const TOTAL = COUNT * PAD;
-const PAUSE_MS = 1500;
 const encode = (json: unknown): Buffer => streamEventBytes(json as JsonObject);
 
 const PAIRS: Array<[Binding, Binding]> = [
@@ -50,9 +51,26 @@ t.teardown(async () => {
 const warnings: string[] = [];
 process.on('warning', (w) => warnings.push(`${w.name}: ${w.message}`));
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * While the caller does not read: waits until the upstream is held back (the
+ * bytes it handed over stay the same for 25 looks) or has flooded half of
+ * everything (no backpressure), and returns how much it handed over. The
+ * flood servers share this process's event loop, so an upstream that can
+ * write does so between two looks.
+ */
+async function heldBack(flood: Flood): Promise<number> {
+  let last = -1;
+  let unchanged = 0;
+  return waitFor(async () => {
+    await new Promise((r) => setTimeout(r, 20));
+    const now = flood.sent();
+    unchanged = now === last ? unchanged + 1 : 0;
+    last = now;
+    return (unchanged >= 25 || now >= TOTAL / 2) && now;
+  }, 'the upstream to be held back, or to flood');
+}
 
-/** Reads a stream, pausing `PAUSE_MS` after the first event; returns the seq numbers and what the upstream sent during the pause. */
+/** Reads a stream, pausing after the first event until the upstream is held back; returns the seq numbers and what the upstream sent during the pause. */
 async function httpCaller(
   inbound: Binding,
   upstream: Binding,
@@ -69,19 +87,16 @@ async function httpCaller(
         : { message: userMessage('flood') },
     ),
   });
-  const parser = new SseParser(1 << 24);
+  const parser = new TestSseParser();
   const seqs: number[] = [];
   let sentWhilePaused = -1;
   for await (const chunk of res.body) {
-    for (const ev of parser.push((chunk as Buffer).toString('utf8'))) {
+    for (const ev of parser.push(chunk as Buffer)) {
       const json = JSON.parse(ev.data) as JsonObject;
       const sr = (isRpc ? json.result : json) as JsonObject;
       seqs.push(((sr.statusUpdate as JsonObject).metadata as JsonObject).seq as number);
     }
-    if (sentWhilePaused < 0 && seqs.length > 0) {
-      await sleep(PAUSE_MS);
-      sentWhilePaused = flood.sent();
-    }
+    if (sentWhilePaused < 0 && seqs.length > 0) sentWhilePaused = await heldBack(flood);
   }
   return { seqs, sentWhilePaused };
 }
@@ -97,10 +112,10 @@ async function grpcCaller(upstream: Binding, flood: Flood): Promise<{ seqs: numb
       seqs.push(sr.statusUpdate.metadata.seq);
       if (sentWhilePaused < 0 && seqs.length === 1) {
         call.pause();
-        setTimeout(() => {
-          sentWhilePaused = flood.sent();
+        void heldBack(flood).then((sent) => {
+          sentWhilePaused = sent;
           call.resume();
-        }, PAUSE_MS);
+        }, reject);
       }
     });
     call.on('end', resolve);

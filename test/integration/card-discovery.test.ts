@@ -5,8 +5,6 @@
 // only unsupported versions; required extensions and the extended card
 // refused or passed through on every inbound binding; signatures dropped,
 // re-signed (verified with the official SDK's verifier) and verified.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { pino } from 'pino';
@@ -20,8 +18,8 @@ import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { refusedPort } from '../helpers/broken-upstreams.js';
 import { cardServer } from '../helpers/card-server.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
+import { waitFor } from '../helpers/wait.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'a2a-gw-cards-'));
 const agent = await startEchoAgent({
   bindings: BINDINGS,
   extendedAgentCard: true,
@@ -59,15 +57,15 @@ const oldVersions = await cardServer(
 const upstreamKeys = await generateKeyPair('ES256', { extractable: true });
 const gatewayKeys = await generateKeyPair('ES256', { extractable: true });
 const strangerKeys = await generateKeyPair('ES256', { extractable: true });
-writeFileSync(join(dir, 'gateway.pem'), await exportPKCS8(gatewayKeys.privateKey));
-writeFileSync(
-  join(dir, 'upstream-jwks.json'),
-  JSON.stringify({ keys: [{ ...(await exportJWK(upstreamKeys.publicKey)), kid: 'up-1', alg: 'ES256' }] }),
-);
-writeFileSync(
-  join(dir, 'stranger-jwks.json'),
-  JSON.stringify({ keys: [{ ...(await exportJWK(strangerKeys.publicKey)), kid: 'up-1', alg: 'ES256' }] }),
-);
+const dir = t.testdir({
+  'gateway.pem': await exportPKCS8(gatewayKeys.privateKey),
+  'upstream-jwks.json': JSON.stringify({
+    keys: [{ ...(await exportJWK(upstreamKeys.publicKey)), kid: 'up-1', alg: 'ES256' }],
+  }),
+  'stranger-jwks.json': JSON.stringify({
+    keys: [{ ...(await exportJWK(strangerKeys.publicKey)), kid: 'up-1', alg: 'ES256' }],
+  }),
+});
 const sign = generateAgentCardSignature(upstreamKeys.privateKey, { alg: 'ES256', kid: 'up-1', typ: 'JOSE' });
 const signedCard = (await sign(
   cardWith(
@@ -164,6 +162,14 @@ const served = async (prefix: string) => {
   return { status: res.statusCode, json: (await res.body.json()) as JsonObject };
 };
 const reason = (r: { details?: JsonObject[] }) => r.details?.find((d) => d.reason)?.reason;
+/** The gateway's count of card refreshes of `route` with `outcome` (its /metrics). */
+const refreshes = async (route: string, outcome: string): Promise<number> => {
+  const text = await (await request(`${gw.httpUrl}/metrics`)).body.text();
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`a2a_gateway_card_refreshes_total{route="${route}",outcome="${outcome}"}`));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+};
 
 t.test('required extensions and the extended card, on every inbound binding', async (tt) => {
   for (const inbound of BINDINGS) {
@@ -207,27 +213,23 @@ t.test('an upstream down at start: not ready, then served once it is up', async 
   tt.equal(reason(await send('/later')), 'UPSTREAM_UNAVAILABLE', 'a call while the upstream is down');
   tt.equal((await served('/later')).status, 503, 'the card while the upstream is down');
   later = await startEchoAgent({ bindings: ['JSONRPC'], httpPort: port, name: 'Later' });
-  let ok = false;
-  for (let i = 0; i < 100 && !ok; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    ok = (await send('/later')).ok;
-  }
-  tt.ok(ok, 'served after the backoff retry found it');
+  tt.ok(
+    await waitFor(async () => (await send('/later')).ok, 'a call served'),
+    'served after the backoff retry found it',
+  );
   tt.equal((await served('/later')).json.name, 'Later');
 });
 
 t.test('refresh: ETag revalidation, and a failed refresh keeps the last card', async (tt) => {
   tt.equal((await served('/refreshing')).json.name, 'Version 1');
   const before = refreshing.fetches;
-  await served('/refreshing');
-  await new Promise((r) => setTimeout(r, 50));
-  tt.ok(
-    refreshing.fetches > before && refreshing.notModified > 0,
-    'a stale card is revalidated with If-None-Match (304)',
-  );
+  await served('/refreshing'); // a stale card (max-age=0) is served and revalidated in the background
+  await waitFor(() => refreshing.fetches > before, 'a revalidation');
+  tt.ok(refreshing.notModified > 0, 'a stale card is revalidated with If-None-Match (304)');
+  tt.ok(await waitFor(() => refreshes('refreshing', 'not_modified'), 'the 304 counted'), 'and kept');
   refreshing.failing = true;
   await served('/refreshing');
-  await new Promise((r) => setTimeout(r, 50));
+  await waitFor(() => refreshes('refreshing', 'failed'), 'a failed refresh');
   const whileDown = await served('/refreshing');
   tt.same(
     [whileDown.status, whileDown.json.name],
@@ -237,11 +239,10 @@ t.test('refresh: ETag revalidation, and a failed refresh keeps the last card', a
   tt.equal((await send('/refreshing')).ok, true, 'and calls keep working');
   refreshing.failing = false;
   refreshing.card = { ...refreshing.card, name: 'Version 2' };
-  let name = '';
-  for (let i = 0; i < 60 && name !== 'Version 2'; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    name = String((await served('/refreshing')).json.name);
-  }
+  const name = await waitFor(async () => {
+    const n = String((await served('/refreshing')).json.name);
+    return n === 'Version 2' && n;
+  }, 'the changed card');
   tt.equal(name, 'Version 2', 'a changed card is picked up');
 });
 

@@ -1,6 +1,8 @@
 // Rate and concurrency limits per route and per caller, answered in each
 // caller's binding (429 + Retry-After / RESOURCE_EXHAUSTED / a JSON-RPC error,
 // all with google.rpc.RetryInfo), and the gateway serving again afterwards.
+// No test depends on how fast calls run: the limits that must refuse have
+// windows of 40 s, and what must pass again is awaited, not slept for.
 import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
@@ -9,6 +11,7 @@ import { CATALOGUE, GRPC_CODES } from '../../src/errors/catalogue.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
 import { grpcStreamCall, STREAM_CALLERS } from '../helpers/streams.js';
+import { waitFor } from '../helpers/wait.js';
 
 const agent = await startEchoAgent({ bindings: ['JSONRPC'] });
 const gw = await startGateway(
@@ -17,13 +20,20 @@ const gw = await startGateway(
       name: `rl-${slug(b)}`,
       match: { pathPrefix: `/rl-${slug(b)}`, tenant: `rl-${slug(b)}` },
       upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const },
-      rateLimit: { requestsPerSecond: 2, burst: 2 },
+      // a burst of 2 in a 40 s window: the third call is refused however slowly the calls run
+      rateLimit: { requestsPerSecond: 0.05, burst: 2 },
     })),
+    {
+      name: 'refill',
+      match: { pathPrefix: '/refill', tenant: 'refill' },
+      upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const },
+      rateLimit: { requestsPerSecond: 1, burst: 1 },
+    },
     {
       name: 'per-caller',
       match: { pathPrefix: '/pc', tenant: 'pc' },
       upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const },
-      rateLimit: { requestsPerSecond: 1, burst: 1, perCaller: true },
+      rateLimit: { requestsPerSecond: 0.05, burst: 1, perCaller: true },
     },
     {
       name: 'one-stream',
@@ -67,19 +77,20 @@ t.test('a rate limit, in every binding', async (tt) => {
   await res.body.dump();
   tt.equal(res.statusCode, 429);
   tt.match(res.headers['retry-after'], /^\d+$/, 'REST: Retry-After');
-  await new Promise((r) => setTimeout(r, 1100));
-  tt.equal(
-    (
-      await CALLERS.JSONRPC(
-        gw,
-        'SendMessage',
-        { message: userMessage('later') },
-        { tenant: 'rl-jsonrpc', prefix: '/rl-jsonrpc' },
-      )
-    ).ok,
-    true,
-    'served again after the window',
-  );
+});
+
+t.test('served again after the window', async (tt) => {
+  const call = () =>
+    CALLERS.JSONRPC(gw, 'SendMessage', { message: userMessage('refill') }, { tenant: 'refill', prefix: '/refill' });
+  // One call per 1 s window: call until one is refused, then until one is served.
+  const refused = await waitFor(async () => {
+    const r = await call();
+    return r.ok ? undefined : r;
+  }, 'a call over the limit');
+  tt.equal(refused.code, CATALOGUE.RATE_LIMITED.jsonRpc, 'refused over the limit');
+  const delay = Number(/^([\d.]+)s$/.exec(String(retryInfo(refused.details)?.retryDelay))?.[1]);
+  tt.ok(delay > 0 && delay <= 1, `RetryInfo says when: ${delay} s, within the 1 s window`);
+  tt.ok(await waitFor(async () => (await call()).ok, 'a call served again'), 'served again once the window passed');
 });
 
 t.test('per caller on a route without authentication: the peer address, never an unverified credential', async (tt) => {
@@ -105,10 +116,13 @@ t.test('a cap on concurrent streams', async (tt) => {
   );
   const held = await first;
   tt.equal(held.events.length, 2);
-  // the first caller has hung up: its slot is free again once the gateway saw it go
-  await new Promise((r) => setTimeout(r, 100));
-  const again = await STREAM_CALLERS['HTTP+JSON'](gw, 'SendStreamingMessage', { message: userMessage('stream') }, opts);
+  // the first caller has hung up: its slot is free again once the gateway saw it go (refused until then)
+  const again = await waitFor(async () => {
+    const r = await STREAM_CALLERS['HTTP+JSON'](gw, 'SendStreamingMessage', { message: userMessage('stream') }, opts);
+    return r.error?.code === CATALOGUE.RATE_LIMITED.grpc ? undefined : r;
+  }, 'the slot of the closed stream');
   tt.equal(again.error, undefined, 'a slot freed by a closed stream is reused');
+  tt.equal(again.events.length, 6, 'the whole stream');
   const holding = grpcStreamCall(gw, 'SendStreamingMessage', { message: userMessage('hold') }, opts);
   holding.on('error', () => undefined);
   await new Promise((r) => holding.once('data', r));

@@ -6,6 +6,7 @@
 import t from 'tap';
 import { BINDINGS, closeGrpcClients, slug, startHarness, userMessage } from '../helpers/harness.js';
 import { STREAM_CALLERS } from '../helpers/streams.js';
+import { eventually, waitFor } from '../helpers/wait.js';
 
 const h = await startHarness();
 t.teardown(async () => {
@@ -17,16 +18,13 @@ function timers(): number {
   return process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 }
 
-async function until(cond: () => boolean): Promise<boolean> {
-  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 2));
-  return cond();
-}
+const until = (cond: () => boolean): Promise<boolean> => eventually(cond);
 
 const latencies: number[] = [];
 for (const inbound of BINDINGS) {
   for (const upstream of BINDINGS) {
     t.test(`${inbound} → ${upstream}: events flow unbuffered, hanging up aborts the upstream`, async (tt) => {
-      await until(() => h.agent.openCalls() === 0);
+      await waitFor(() => h.agent.openCalls() === 0, 'no upstream call open');
       const timersBefore = timers();
       const openWhenReceived: number[] = [];
       const opts = {

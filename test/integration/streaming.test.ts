@@ -11,6 +11,7 @@ import type { JsonObject } from '../../src/proto/json.js';
 import { sdkClient, sdkMessage } from '../helpers/sdk.js';
 import { BINDINGS, CALLERS, closeGrpcClients, slug, startHarness, userMessage } from '../helpers/harness.js';
 import { STREAM_CALLERS, streamRest, type StreamResult } from '../helpers/streams.js';
+import { waitFor } from '../helpers/wait.js';
 
 const h = await startHarness();
 t.teardown(async () => {
@@ -23,10 +24,7 @@ function expectCode(inbound: Binding, name: ErrorName): number | string {
   return inbound === 'JSONRPC' ? row.jsonRpc : inbound === 'HTTP+JSON' ? row.grpc : GRPC_CODES[row.grpc];
 }
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!cond()) throw new Error(`timed out waiting for ${what}`);
-}
+const until = (cond: () => boolean, what: string): Promise<boolean> => waitFor(cond, what);
 
 for (const inbound of BINDINGS) {
   for (const upstream of BINDINGS) {

@@ -5,9 +5,8 @@
 // a client certificate and a servername override — certificate failures
 // answered UPSTREAM_UNAVAILABLE with the TLS reason logged. The TLS upstream
 // is itself a gateway with a TLS listener in front of a real SDK agent.
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect as h2connect, type ClientHttp2Session } from 'node:http2';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
@@ -20,6 +19,7 @@ import { startEchoAgent } from '../../src/demo/echo-agent.js';
 import { CATALOGUE, GRPC_CODES } from '../../src/errors/catalogue.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
+import { TestSseParser } from '../helpers/sse.js';
 
 const FIX = new URL('../fixtures/tls/', import.meta.url).pathname;
 const pem = (f: string): Buffer => readFileSync(join(FIX, f));
@@ -173,7 +173,13 @@ t.test('HTTPS listener: h2 and HTTP/1.1, with the client certificate it requires
   tt.equal(stream.status, 200);
   tt.equal(stream.headers['content-type'], 'text/event-stream');
   tt.equal(stream.headers.connection, undefined, 'no Connection header on h2');
-  tt.ok(stream.text.split('\n\n').filter((f) => f.startsWith('data: ')).length >= 4, 'SSE events over h2');
+  const sse = new TestSseParser();
+  const events = [...sse.push(stream.text), ...sse.end()].map((e) => JSON.parse(e.data) as { id: number });
+  tt.ok(events.length >= 4, `SSE events over h2 (${events.length})`);
+  tt.ok(
+    events.every((e) => e.id === 1),
+    'each a JSON-RPC response to the call',
+  );
   session.close();
 
   const h1 = new Client(front.httpUrl, {
@@ -370,9 +376,10 @@ function servedSubject(address: string): Promise<string> {
 }
 
 t.test('certificates re-read on reload, for both listeners; unreadable files keep the old ones', async (tt) => {
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-tls-'));
-  copyFileSync(join(FIX, 'server.pem'), join(dir, 'cert.pem'));
-  copyFileSync(join(FIX, 'server-key.pem'), join(dir, 'key.pem'));
+  const dir = tt.testdir({
+    'cert.pem': readFileSync(join(FIX, 'server.pem')),
+    'key.pem': readFileSync(join(FIX, 'server-key.pem')),
+  });
   const tls: ListenerTls = {
     cert: join(dir, 'cert.pem'),
     key: join(dir, 'key.pem'),
@@ -381,6 +388,7 @@ t.test('certificates re-read on reload, for both listeners; unreadable files kee
   };
   const config = gatewayConfig([{ name: 'r', ...toAgent }], { tls });
   const g: RunningGateway = await startGateway(config, pino({ level: 'silent' }));
+  tt.teardown(() => g.close());
   const httpAddress = g.httpUrl.replace('https://', '');
   tt.equal(await servedSubject(httpAddress), 'localhost');
   tt.equal(await servedSubject(g.grpcAddress), 'localhost');
@@ -392,5 +400,4 @@ t.test('certificates re-read on reload, for both listeners; unreadable files kee
   writeFileSync(join(dir, 'key.pem'), 'not a key');
   g.reload({ ...config, tls: { ...tls, cert: join(dir, 'missing.pem') } });
   tt.equal(await servedSubject(httpAddress), 'localhost (renewed)', 'a failed reload keeps the certificates');
-  await g.close();
 });

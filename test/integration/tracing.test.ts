@@ -9,6 +9,7 @@ import { startGateway } from '../../src/server/gateway.js';
 import { startEchoAgent } from '../../src/demo/echo-agent.js';
 import { brokenHttp } from '../helpers/broken-upstreams.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
+import { waitFor } from '../helpers/wait.js';
 
 const lines: Array<Record<string, unknown>> = [];
 const sink = new Writable({
@@ -92,7 +93,7 @@ t.test('OTLP export when configured: a SERVER span per call, parent of the upstr
     { tenant: '', prefix: '', headers: { traceparent: TP } },
   );
   const upstreamTp = agent.lastCall()?.headers.traceparent ?? '';
-  for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => received.length > 0, 'the span at the collector');
   const rs = received[0]?.resourceSpans?.[0];
   tt.same(rs?.resource.attributes, [{ key: 'service.name', value: { stringValue: 'gw-under-test' } }]);
   const span = rs?.scopeSpans?.[0]?.spans?.[0];

@@ -1,0 +1,46 @@
+// The guard that a test leaves nothing in the temp folder (issue 17). Loaded
+// first into every test process (tap's `node-arg` in package.json), it points
+// TMPDIR — hence os.tmpdir() here and in every child process — at a folder
+// of this process alone, freshly made by mkdtemp in the system temp folder
+// (a2a-gw-test-<test file>-XXXXXX). No other process knows it, so the check
+// cannot be fooled by what others on the machine do in the temp folder; and
+// it is outside the project, so nothing run from there resolves modules from
+// the project's node_modules by walking up. At exit the folder must be empty:
+// then it is removed and the temp folder is as it was; otherwise the test
+// file fails (exit code 1) naming what it left, kept there for inspection.
+import { mkdtempSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const entry = process.argv[1] ? relative(root, process.argv[1]) : 'node';
+const dir = mkdtempSync(join(tmpdir(), `a2a-gw-test-${entry.replace(/[^\w.-]+/g, '_')}-`));
+process.env.TMPDIR = dir;
+process.env.TMP = dir;
+process.env.TEMP = dir;
+
+/**
+ * TEMPORARY (issue 17): the files another change of the same issue makes tidy
+ * (they spawn the CLI through tsx, whose cache lands in TMPDIR, and copy the
+ * app for the Docker check). Until it is merged their leftovers are removed
+ * and reported, not failed; once it is, this list goes.
+ */
+const PENDING = new Set([
+  'test/integration/cli.test.ts',
+  'test/integration/dockerfile.test.ts',
+  'test/integration/operations.test.ts',
+  'test/integration/readme-demo.test.ts',
+]);
+
+process.on('exit', () => {
+  const left = readdirSync(dir);
+  if (left.length === 0) {
+    rmdirSync(dir);
+    if (PENDING.has(entry)) process.stderr.write(`\n${entry} left nothing: take it off the guard's PENDING list\n`);
+    return;
+  }
+  process.stderr.write(`\n${entry} left ${left.length} entries in its temp folder ${dir}: ${left.join(', ')}\n`);
+  if (PENDING.has(entry)) rmSync(dir, { recursive: true, force: true });
+  else process.exitCode = 1;
+});
