@@ -14,7 +14,7 @@ import { request } from 'undici';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import { generateAgentCardSignature, verifyAgentCardSignature, type AgentCard } from '@a2a-js/sdk';
 import type { Binding } from '../../src/config/types.js';
-import { echoAgentCard, startEchoAgent } from '../../src/demo/echo-agent.js';
+import { echoAgentCard, startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import type { JsonObject } from '../../src/proto/protojson.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { refusedPort } from '../helpers/broken-upstreams.js';
