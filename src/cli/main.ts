@@ -182,14 +182,15 @@ export async function main(
   }
   // Asynchronous log writes: one line per call must not block the event loop on stdout.
   // Loaded only to serve: --help, --version and check answer without the servers' modules.
-  const [{ pino }, grpc, { REDACT_PATHS, startGateway }, { installLifecycle }] = await Promise.all([
+  const [{ pino }, grpc, { REDACT_PATHS, startGateway }, { flushThenExit, installLifecycle }] = await Promise.all([
     import('pino'),
     import('@grpc/grpc-js'),
     import('../server/gateway.js'),
     import('../ops/lifecycle.js'),
   ]);
   const config = adjust(parsed.config);
-  const log = pino({ level: config.logLevel, redact: REDACT_PATHS }, pino.destination({ dest: 1, sync: false }));
+  const dest = pino.destination({ dest: 1, sync: false });
+  const log = pino({ level: config.logLevel, redact: REDACT_PATHS }, dest);
   // grpc-js's own messages become log lines like every other (not "E …" on stderr).
   const grpcLog = log.child({ source: 'grpc-js' });
   grpc.setLogger({
@@ -205,9 +206,9 @@ export async function main(
     if (!line) throw e;
     // Listeners already bound and card fetches under way would keep the process up: exit here.
     process.stderr.write(`a2a-gateway: ${line}\n`);
-    log.flush(() => process.exit(2));
+    flushThenExit(log, 2, dest);
     return undefined;
   }
-  installLifecycle(gateway, log, config.shutdownGraceMs, parsed.configFile);
+  installLifecycle(gateway, log, config.shutdownGraceMs, parsed.configFile, dest);
   return gateway;
 }

@@ -7,11 +7,36 @@ import type { Logger } from 'pino';
 import type { RunningGateway } from '../server/gateway.js';
 import { ConfigWatch } from './config-watch.js';
 
+/** The log's destination (pino.destination()): its synchronous flush runs again at process exit. */
+export interface LogDestination {
+  flushSync(): void;
+}
+
+/**
+ * Exits once the log is flushed, or after 1 s at the latest. A log whose reader is gone or stuck must not keep a
+ * SIGTERMed gateway alive: its async flush never calls back, and pino's exit hook would retry the synchronous
+ * flush for ever (sonic-boom sleeps and retries a failed write): once this flush is done or past the deadline,
+ * the exit hook's flush is skipped.
+ */
+export function flushThenExit(log: Logger, code: number, dest?: LogDestination): void {
+  const exit = (): void => {
+    if (dest) dest.flushSync = () => undefined;
+    process.exit(code);
+  };
+  setTimeout(exit, 1000);
+  try {
+    log.flush(exit);
+  } catch {
+    exit();
+  }
+}
+
 export function installLifecycle(
   gateway: RunningGateway,
   log: Logger,
   graceMs: number,
   configFile: { path: string; hash: string } | undefined,
+  dest?: LogDestination,
 ): void {
   const watcher = configFile
     ? new ConfigWatch({ ...configFile, apply: (c) => gateway.reload(c), log, metrics: gateway.metrics }).start()
@@ -19,12 +44,11 @@ export function installLifecycle(
   const stop = (signal: string): void => {
     log.info({ signal }, 'shutting down');
     watcher?.close();
-    const exit = (code: number): void => log.flush(() => process.exit(code));
     gateway.drain(graceMs).then(
-      () => exit(0),
+      () => flushThenExit(log, 0, dest),
       (e: unknown) => {
         log.error({ err: (e as Error).message }, 'shutdown failed');
-        exit(1);
+        flushThenExit(log, 1, dest);
       },
     );
   };
