@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { RawRoute } from './raw.js';
-import type { ListenerTls, RouteConfig } from './types.js';
+import { BINDINGS, type Binding, type ListenerTls, type RouteConfig } from './types.js';
 
 export interface Problem {
   path: string;
@@ -26,9 +26,12 @@ function prefixProblem(prefix: string | undefined): string | undefined {
   return undefined;
 }
 
-/** Router order is specificity, then config order: `a` takes every call `b` could match. */
+const exposed = (r: RouteConfig): readonly Binding[] => (r.card.bindings.length > 0 ? r.card.bindings : BINDINGS);
+
+/** Router order is specificity, then config order: `a` takes every call `b` could match, on every binding. */
 function shadows(a: RouteConfig, b: RouteConfig): boolean {
   if (a.pathPrefix !== b.pathPrefix || a.tenant !== b.tenant) return false;
+  if (!exposed(b).every((x) => exposed(a).includes(x))) return false;
   if (b.hosts.length === 0) return a.hosts.length === 0;
   return a.hosts.length > 0 && b.hosts.every((h) => a.hosts.includes(h));
 }
@@ -125,7 +128,7 @@ export function semanticProblems(
     if (earlier && !prefix)
       out.push({
         path: `/routes/${i}/match`,
-        message: `never matches: route "${earlier.name}" comes first with the same path prefix "${r.pathPrefix || '/'}", tenant and hosts`,
+        message: `never matches: route "${earlier.name}" comes first with the same path prefix "${r.pathPrefix || '/'}", tenant, hosts and bindings`,
       });
     if (names.has(r.name)) out.push({ path: `/routes/${i}/name`, message: `duplicate route name "${r.name}"` });
     names.add(r.name);

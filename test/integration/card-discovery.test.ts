@@ -39,7 +39,9 @@ const cardWith = (interfaces: JsonObject[], name = 'Served Card'): JsonObject =>
 const refreshing = await cardServer(
   cardWith([{ url: plain.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], 'Version 1'),
 );
-const foreignUrl = plain.jsonRpcUrl.replace('127.0.0.1', 'localhost');
+// Another host: 127.0.0.2 (localhost, 127.0.0.1 and ::1 count as the upstream's own host).
+const foreignAgent = await startEchoAgent({ bindings: ['JSONRPC'], name: 'Foreign', host: '127.0.0.2' });
+const foreignUrl = foreignAgent.jsonRpcUrl;
 const foreign = await cardServer(cardWith([{ url: foreignUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]));
 const fallback = await cardServer(
   cardWith([
@@ -100,7 +102,7 @@ const gw: RunningGateway = await startGateway(
     {
       name: 'foreign-allowed',
       match: { pathPrefix: '/foreign-allowed' },
-      upstream: { url: `${foreign.url}/card.json`, binding: 'auto' as const, allowedHosts: ['localhost'] },
+      upstream: { url: `${foreign.url}/card.json`, binding: 'auto' as const, allowedHosts: ['127.0.0.2'] },
     },
     {
       name: 'fallback',
@@ -148,6 +150,7 @@ t.teardown(async () => {
   await Promise.all([
     agent.close(),
     plain.close(),
+    foreignAgent.close(),
     later?.close(),
     refreshing.close(),
     foreign.close(),

@@ -100,7 +100,15 @@ t.test('config checks: each problem one line, exit 2', async (t) => {
       routes: [route('a', '/a')],
     }),
     'dots.yaml': JSON.stringify({ routes: [route('a', '/a/../admin'), route('b', '/b//c')] }),
+    'split.yaml': JSON.stringify({
+      routes: [
+        { ...route('a', '/a'), card: { bindings: ['JSONRPC', 'HTTP+JSON'] } },
+        { ...route('b', '/a/'), card: { bindings: ['GRPC'] } },
+      ],
+    }),
   });
+  const split = await runCli(['check', '--config', join(dir, 'split.yaml')]);
+  t.same([split.code, split.stderr], [0, ''], 'one prefix split between routes by binding is not shadowed');
   const expect: Record<string, RegExp[]> = {
     'shadowed.yaml': [/routes\[1\]\.match: never matches: route "a" comes first/],
     'ports.yaml': [
