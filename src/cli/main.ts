@@ -36,7 +36,7 @@ Other:
 `;
 
 /** package.json's version (two folders up from src/cli and dist/cli alike). */
-export function version(): string {
+function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }

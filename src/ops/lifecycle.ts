@@ -8,7 +8,7 @@ import type { RunningGateway } from '../server/gateway.js';
 import { ConfigWatch } from './config-watch.js';
 
 /** The log's destination (pino.destination()): its synchronous flush runs again at process exit. */
-export interface LogDestination {
+interface LogDestination {
   flushSync(): void;
 }
 
