@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { request } from 'undici';
 import type { Binding } from '../src/config/types.js';
-import { startEchoAgent } from '../src/demo/echo-agent.js';
+import { startEchoAgent } from '../examples/demo-agent/echo-agent.js';
 import type { RunningGateway } from '../src/server/gateway.js';
 import { CALLERS, closeGrpcClients, userMessage } from '../test/helpers/harness.js';
 import { STREAM_CALLERS } from '../test/helpers/streams.js';
@@ -35,6 +35,7 @@ execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' 
 const agent = await startEchoAgent({ bindings: BINDINGS });
 const gwProc = await startGatewayProc({
   listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+  admin: { host: '127.0.0.1', port: 0 },
   log: { level: 'info' },
   routes: BINDINGS.map((b) => ({
     name: `soak-${slug(b)}`,
@@ -84,10 +85,10 @@ async function worker(n: number): Promise<void> {
   }
 }
 
-/** V8 heap in use, from the gateway's own /metrics (prom-client default metrics). */
+/** V8 heap in use, from the gateway's own /metrics on its admin listener (prom-client default metrics). */
 async function heapMiB(): Promise<number> {
   try {
-    const res = await request(`${gw.httpUrl}/metrics`);
+    const res = await request(`http://127.0.0.1:${gwProc.admin}/metrics`);
     const m = /^a2a_gateway_nodejs_heap_size_used_bytes ([\d.e+]+)/m.exec(await res.body.text());
     return m ? Number(m[1]) / 2 ** 20 : NaN;
   } catch {

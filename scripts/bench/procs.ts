@@ -58,6 +58,8 @@ export async function startUpstreams(): Promise<Upstreams> {
 export interface GatewayProc extends Proc {
   http: string;
   grpc: string;
+  /** The admin listener's port, when the config has `admin:` (the only place /metrics is served). */
+  admin: number | undefined;
 }
 
 /** The gateway logs to a file (as in production), not to a pipe the busy load generator would have to drain. */
@@ -79,8 +81,8 @@ export async function startGatewayProc(config: unknown): Promise<GatewayProc> {
       .split('\n')
       .find((l) => l.includes('a2a-gateway listening'));
     if (line) {
-      const up = JSON.parse(line) as { http: string; grpc: string };
-      return { ...proc(child), http: up.http, grpc: up.grpc };
+      const up = JSON.parse(line) as { http: string; grpc: string; admin?: number };
+      return { ...proc(child), http: up.http, grpc: up.grpc, admin: up.admin };
     }
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 50));

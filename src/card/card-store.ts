@@ -79,7 +79,9 @@ export class CardStore {
 
   /** Fetches every route's card now; failures retry in the background with backoff. */
   start(routes: readonly RouteConfig[]): Promise<void> {
-    return Promise.all(routes.map((r) => this.refresh(r).catch(() => undefined))).then(() => undefined);
+    // A route without a card source (a gRPC agent with no card.file or card.url) fetches nothing, ever.
+    const sourced = routes.filter((r) => sourceOf(r) !== '');
+    return Promise.all(sourced.map((r) => this.refresh(r).catch(() => undefined))).then(() => undefined);
   }
 
   /** Whether a route's card is loaded (or it needs none), and why not. */

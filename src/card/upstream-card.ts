@@ -46,10 +46,18 @@ export function minimalCard(route: RouteConfig): JsonObject {
   };
 }
 
+/** The names of this machine's loopback interface compare as one host ("localhost" in, "127.0.0.1" in the card). */
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function sameHost(h: string): string {
+  const host = h.toLowerCase();
+  return LOOPBACK.has(host) ? 'localhost' : host;
+}
+
 function urlHost(binding: Binding, url: string): string {
-  if (binding === 'GRPC') return hostName(url.replace(/^grpcs?:\/\//, '').replace(/\/.*$/, '')).toLowerCase();
+  if (binding === 'GRPC') return sameHost(hostName(url.replace(/^grpcs?:\/\//, '').replace(/\/.*$/, '')));
   try {
-    return new URL(url).hostname.toLowerCase();
+    return sameHost(new URL(url).hostname);
   } catch {
     return '';
   }
@@ -60,7 +68,7 @@ function allowedHosts(route: RouteConfig): Set<string> {
   const own = /^[a-z]+:\/\//i.test(route.upstream.url)
     ? new URL(route.upstream.url).hostname
     : hostName(route.upstream.url);
-  return new Set([own.toLowerCase(), ...route.upstream.allowedHosts]);
+  return new Set([own, ...route.upstream.allowedHosts].map(sameHost));
 }
 
 export interface InterfaceChoice {

@@ -1,13 +1,15 @@
 // The a2a-gateway command: serve from a YAML config (`--config FILE`), check a
 // config without serving (`check --config FILE`), or a one-route quick start
-// (`--upstream URL`) whose route sits at the root. Exits non-zero on a bad
-// config and serves nothing then; drains on SIGTERM, reloads on SIGHUP.
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfigFile, routeFromRaw } from '../config/load.js';
+// (`--upstream URL`) whose route sits at the root. A bad config, or a
+// listener that cannot bind, is one line per problem on stderr and exit 2,
+// with nothing served; drains on SIGTERM, reloads on SIGHUP and file changes.
+import { readFileSync } from 'node:fs';
+import { format, parseArgs } from 'node:util';
+import { listenerProblems } from '../config/checks.js';
+import { ConfigError, routeFromRaw } from '../config/load.js';
 import { DEFAULTS, type Binding, type GatewayConfig } from '../config/types.js';
-import { pino } from 'pino';
-import { installLifecycle } from '../ops/lifecycle.js';
-import { REDACT_PATHS, startGateway, type RunningGateway } from '../server/gateway.js';
+import { readConfig } from '../ops/config-watch.js';
+import type { RunningGateway } from '../server/gateway.js';
 
 export const HELP = `a2a-gateway: a protocol-translating reverse proxy for A2A 1.0 (JSON-RPC, HTTP+JSON/REST, gRPC)
 
@@ -24,11 +26,20 @@ Quick-start options:
   --host H                    listen address                      (default: ${DEFAULTS.host})
   --http-port P               HTTP port: JSON-RPC, REST, cards    (default: ${DEFAULTS.httpPort})
   --grpc-port Q               gRPC port                           (default: ${DEFAULTS.grpcPort})
+  --allow-host H              a host the agent's card may point at besides the
+                              upstream's own (repeatable; upstream.allowedHosts)
 
 Other:
   --log-level L               fatal | error | warn | info | debug | trace | silent
+  --version                   the version of a2a-gateway
   -h, --help                  this text
 `;
+
+/** package.json's version (two folders up from src/cli and dist/cli alike). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
 
 const BINDING_VALUES = ['auto', 'JSONRPC', 'HTTP+JSON', 'GRPC'];
 
@@ -40,9 +51,9 @@ function port(value: string | undefined, fallback: number, flag: string): number
 }
 
 export function configFromArgs(argv: string[]): {
-  command: 'serve' | 'check' | 'help';
+  command: 'serve' | 'check' | 'help' | 'version';
   config?: GatewayConfig;
-  configPath?: string;
+  configFile?: { path: string; hash: string };
 } {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -55,17 +66,26 @@ export function configFromArgs(argv: string[]): {
       'http-port': { type: 'string' },
       'grpc-port': { type: 'string' },
       'log-level': { type: 'string' },
+      'allow-host': { type: 'string', multiple: true },
+      version: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return { command: 'help' };
+  if (values.version) return { command: 'version' };
   const command = positionals[0] === 'check' ? 'check' : 'serve';
   if (positionals.length > (command === 'check' ? 1 : 0))
     throw new ConfigError([`unknown argument "${positionals.at(-1)}" (see --help)`]);
   let config: GatewayConfig;
+  let configFile: { path: string; hash: string } | undefined;
   const configPath = values.config ?? (values.upstream ? undefined : process.env.A2A_GATEWAY_CONFIG);
+  const allowHosts = values['allow-host'] ?? [];
   if (configPath) {
-    config = loadConfigFile(configPath);
+    if (allowHosts.length > 0)
+      throw new ConfigError(['--allow-host is for the --upstream quick start; in a file, use upstream.allowedHosts']);
+    const read = readConfig(configPath);
+    config = read.config;
+    configFile = { path: configPath, hash: read.hash };
   } else if (values.upstream && command === 'serve') {
     const binding = values['upstream-binding'] ?? 'auto';
     if (!BINDING_VALUES.includes(binding))
@@ -85,7 +105,10 @@ export function configFromArgs(argv: string[]): {
       shutdownGraceMs: 10_000,
       tracing: undefined,
       routes: [
-        routeFromRaw({ name: 'default', upstream: { url: values.upstream, binding: binding as Binding | 'auto' } }),
+        routeFromRaw({
+          name: 'default',
+          upstream: { url: values.upstream, binding: binding as Binding | 'auto', allowedHosts: allowHosts },
+        }),
       ],
     };
   } else {
@@ -100,16 +123,53 @@ export function configFromArgs(argv: string[]): {
     grpcPort: port(values['grpc-port'], config.grpcPort, '--grpc-port'),
     logLevel: values['log-level'] ?? config.logLevel,
   };
-  return { command, config, ...(configPath ? { configPath } : {}) };
+  const clash = listenerProblems(config);
+  if (clash.length > 0) throw new ConfigError(clash.map((p) => `${p.path.slice(1).replace('/', '.')}: ${p.message}`));
+  return { command, config, ...(configFile ? { configFile } : {}) };
 }
 
-export async function main(argv: string[]): Promise<RunningGateway | undefined> {
+/** A listener that cannot bind, as one line (address in use, not permitted, not local), or undefined. */
+function listenFailure(e: unknown, config: GatewayConfig): string | undefined {
+  const err = e as NodeJS.ErrnoException & { address?: string; port?: number };
+  const text = `${err.code ?? ''} ${err.message ?? ''}`;
+  const why = /EADDRINUSE|address already in use/i.test(text)
+    ? 'address already in use'
+    : /EACCES|permission denied/i.test(text)
+      ? 'permission denied'
+      : /EADDRNOTAVAIL|address not available/i.test(text)
+        ? 'address not available on this machine'
+        : undefined;
+  if (!why) return undefined;
+  const ports = [
+    { flag: '--http-port / listen.httpPort', port: config.httpPort, host: config.host },
+    { flag: '--grpc-port / listen.grpcPort', port: config.grpcPort, host: config.host },
+    ...(config.admin ? [{ flag: 'admin.port', port: config.admin.port, host: config.admin.host }] : []),
+  ];
+  const which =
+    ports.find((p) => p.port === err.port) ??
+    ports.find((p) => p.port !== 0 && new RegExp(`:${p.port}\\b`).test(err.message ?? ''));
+  return which
+    ? `cannot listen on ${which.host}:${which.port}: ${why} (change ${which.flag})`
+    : `cannot listen: ${why} (${err.message})`;
+}
+
+/** `adjust` lets an embedding program (the demo) amend the config before it is served. */
+export async function main(
+  argv: string[],
+  adjust: (c: GatewayConfig) => GatewayConfig = (c) => c,
+): Promise<RunningGateway | undefined> {
   let parsed;
   try {
     parsed = configFromArgs(argv);
   } catch (e) {
-    process.stderr.write(`a2a-gateway: ${(e as Error).message}\n`);
+    // One line per problem, each with its file:line:column when it comes from a file.
+    const problems = e instanceof ConfigError ? e.problems : [(e as Error).message];
+    process.stderr.write(problems.map((p) => `a2a-gateway: ${p}\n`).join(''));
     process.exitCode = 2;
+    return undefined;
+  }
+  if (parsed.command === 'version') {
+    process.stdout.write(`${version()}\n`);
     return undefined;
   }
   if (parsed.command === 'help' || !parsed.config) {
@@ -121,8 +181,34 @@ export async function main(argv: string[]): Promise<RunningGateway | undefined> 
     return undefined;
   }
   // Asynchronous log writes: one line per call must not block the event loop on stdout.
-  const log = pino({ level: parsed.config.logLevel, redact: REDACT_PATHS }, pino.destination({ dest: 1, sync: false }));
-  const gateway = await startGateway(parsed.config, log);
-  installLifecycle(gateway, log, parsed.config.shutdownGraceMs, parsed.configPath);
+  // Loaded only to serve: --help, --version and check answer without the servers' modules.
+  const [{ pino }, grpc, { REDACT_PATHS, startGateway }, { flushThenExit, installLifecycle }] = await Promise.all([
+    import('pino'),
+    import('@grpc/grpc-js'),
+    import('../server/gateway.js'),
+    import('../ops/lifecycle.js'),
+  ]);
+  const config = adjust(parsed.config);
+  const dest = pino.destination({ dest: 1, sync: false });
+  const log = pino({ level: config.logLevel, redact: REDACT_PATHS }, dest);
+  // grpc-js's own messages become log lines like every other (not "E …" on stderr).
+  const grpcLog = log.child({ source: 'grpc-js' });
+  grpc.setLogger({
+    error: (m: unknown, ...p: unknown[]) => grpcLog.warn(format(m, ...p)),
+    info: (m: unknown, ...p: unknown[]) => grpcLog.info(format(m, ...p)),
+    debug: (m: unknown, ...p: unknown[]) => grpcLog.debug(format(m, ...p)),
+  });
+  let gateway: RunningGateway;
+  try {
+    gateway = await startGateway(config, log);
+  } catch (e) {
+    const line = listenFailure(e, config);
+    if (!line) throw e;
+    // Listeners already bound and card fetches under way would keep the process up: exit here.
+    process.stderr.write(`a2a-gateway: ${line}\n`);
+    flushThenExit(log, 2, dest);
+    return undefined;
+  }
+  installLifecycle(gateway, log, config.shutdownGraceMs, parsed.configFile, dest);
   return gateway;
 }

@@ -1,15 +1,66 @@
 // Checks of a config beyond its JSON Schema (reported with file:line:col by
 // load.ts): upstream URLs usable for their binding, unique route names,
-// secrets given exactly once and present in the environment, and the TLS,
-// key-set and signing files that must exist.
+// secrets given exactly once and present in the environment (API keys from
+// the environment as long as inline ones), the TLS, key-set and signing files
+// that must exist, path prefixes without dot or empty segments, no route
+// shadowed by an earlier one, and no two listeners on one port.
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { RawRoute } from './raw.js';
-import type { ListenerTls, RouteConfig } from './types.js';
+import { BINDINGS, type Binding, type ListenerTls, type RouteConfig } from './types.js';
 
 export interface Problem {
   path: string;
   message: string;
+}
+
+/** The shortest API key accepted, inline (the schema's minLength) or from the environment. */
+const MIN_KEY_LENGTH = 8;
+
+/** A prefix with `.`/`..` segments (plain or percent-encoded) or `//` would be matched on a path no client sends. */
+function prefixProblem(prefix: string | undefined): string | undefined {
+  if (prefix === undefined) return undefined;
+  if (prefix.includes('//')) return `"${prefix}" has an empty segment (//)`;
+  const segments = prefix.split('/').map((s) => s.replace(/%2e/gi, '.'));
+  if (segments.some((s) => s === '.' || s === '..')) return `"${prefix}" has a dot segment (. or ..)`;
+  return undefined;
+}
+
+const exposed = (r: RouteConfig): readonly Binding[] => (r.card.bindings.length > 0 ? r.card.bindings : BINDINGS);
+
+/** Router order is specificity, then config order: `a` takes every call `b` could match, on every binding. */
+function shadows(a: RouteConfig, b: RouteConfig): boolean {
+  if (a.pathPrefix !== b.pathPrefix || a.tenant !== b.tenant) return false;
+  if (!exposed(b).every((x) => exposed(a).includes(x))) return false;
+  if (b.hosts.length === 0) return a.hosts.length === 0;
+  return a.hosts.length > 0 && b.hosts.every((h) => a.hosts.includes(h));
+}
+
+export interface Listeners {
+  host: string;
+  httpPort: number;
+  grpcPort: number;
+  admin: { host: string; port: number } | undefined;
+}
+
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]', '']);
+
+/** Two listeners on one port of one address (port 0 = any free port never collides). */
+export function listenerProblems(l: Listeners): Problem[] {
+  const all = [
+    { path: '/listen/httpPort', name: 'listen.httpPort', host: l.host, port: l.httpPort },
+    { path: '/listen/grpcPort', name: 'listen.grpcPort', host: l.host, port: l.grpcPort },
+    ...(l.admin ? [{ path: '/admin/port', name: 'admin.port', host: l.admin.host, port: l.admin.port }] : []),
+  ];
+  const out: Problem[] = [];
+  all.forEach((b, i) => {
+    const a = all
+      .slice(0, i)
+      .find((a) => a.port === b.port && (a.host === b.host || WILDCARDS.has(a.host) || WILDCARDS.has(b.host)));
+    if (a && b.port !== 0)
+      out.push({ path: b.path, message: `port ${b.port} is also ${a.name}: each listener needs its own port` });
+  });
+  return out;
 }
 
 /** Checks beyond the schema: upstream URLs readable, names unique, secrets and files present. */
@@ -35,6 +86,11 @@ export function semanticProblems(
         out.push({ path, message: 'give exactly one of key and keyEnv' });
       else if (k.keyEnv !== undefined && !process.env[k.keyEnv])
         out.push({ path, message: `environment variable ${k.keyEnv} is not set` });
+      else if (k.keyEnv !== undefined && process.env[k.keyEnv]!.length < MIN_KEY_LENGTH)
+        out.push({
+          path,
+          message: `environment variable ${k.keyEnv} holds a key shorter than ${MIN_KEY_LENGTH} characters`,
+        });
     });
     const auth = raw.auth;
     if (auth) {
@@ -66,6 +122,14 @@ export function semanticProblems(
       )
         out.push({ path: `/routes/${i}/upstream/credentials`, message: `cannot read ${cred.valueFile}` });
     }
+    const prefix = prefixProblem(raw.match?.pathPrefix);
+    if (prefix) out.push({ path: `/routes/${i}/match/pathPrefix`, message: prefix });
+    const earlier = routes.slice(0, i).find((a) => shadows(a, r));
+    if (earlier && !prefix)
+      out.push({
+        path: `/routes/${i}/match`,
+        message: `never matches: route "${earlier.name}" comes first with the same path prefix "${r.pathPrefix || '/'}", tenant, hosts and bindings`,
+      });
     if (names.has(r.name)) out.push({ path: `/routes/${i}/name`, message: `duplicate route name "${r.name}"` });
     names.add(r.name);
     const url = r.upstream.url;

@@ -6,7 +6,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { CONFIG_SCHEMA } from './schema.js';
-import { semanticProblems } from './checks.js';
+import { listenerProblems, semanticProblems } from './checks.js';
 import type { RawAuth, RawCard, RawConfig, RawListenerTls, RawRoute } from './raw.js';
 import {
   DEFAULTS,
@@ -216,6 +216,15 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
     if (f !== undefined && !existsSync(f))
       semantic.push({ path: `/listen/tls/${k}`, message: `file not found: ${relative(process.cwd(), f)}` });
   }
+  const host = cfg.listen?.host ?? DEFAULTS.host;
+  semantic.push(
+    ...listenerProblems({
+      host,
+      httpPort: cfg.listen?.httpPort ?? DEFAULTS.httpPort,
+      grpcPort: cfg.listen?.grpcPort ?? DEFAULTS.grpcPort,
+      admin: cfg.admin ? { host: cfg.admin.host ?? host, port: cfg.admin.port } : undefined,
+    }),
+  );
   if (semantic.length > 0) {
     throw new ConfigError(
       semantic.map((p) => `${source}:${position(doc, lc, p.path)}: ${fieldPath(p.path)}: ${p.message}`),

@@ -1,23 +1,33 @@
 // Process lifecycle for the CLI: SIGTERM/SIGINT drain the gateway (stop
 // accepting, finish unary calls, end streams after the grace period) and exit
-// 0; SIGHUP or a change of the config file reloads it — a valid file swaps the
+// 0; SIGHUP or a change of the config file (config-watch.ts: atomic replaces
+// and Kubernetes ConfigMap swaps included) reloads it — a valid file swaps the
 // routes, an invalid one is logged with every problem and the old config stays.
-import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from 'pino';
-import { ConfigError, loadConfigFile } from '../config/load.js';
 import type { RunningGateway } from '../server/gateway.js';
+import { ConfigWatch } from './config-watch.js';
 
-export function reloadFrom(path: string, gateway: RunningGateway, log: Logger): boolean {
+/** The log's destination (pino.destination()): its synchronous flush runs again at process exit. */
+interface LogDestination {
+  flushSync(): void;
+}
+
+/**
+ * Exits once the log is flushed, or after 1 s at the latest. A log whose reader is gone or stuck must not keep a
+ * SIGTERMed gateway alive: its async flush never calls back, and pino's exit hook would retry the synchronous
+ * flush for ever (sonic-boom sleeps and retries a failed write): once this flush is done or past the deadline,
+ * the exit hook's flush is skipped.
+ */
+export function flushThenExit(log: Logger, code: number, dest?: LogDestination): void {
+  const exit = (): void => {
+    if (dest) dest.flushSync = () => undefined;
+    process.exit(code);
+  };
+  setTimeout(exit, 1000);
   try {
-    gateway.reload(loadConfigFile(path));
-    return true;
-  } catch (e) {
-    const problems = e instanceof ConfigError ? e.problems : [(e as Error).message];
-    log.error(
-      { problems },
-      'configuration NOT reloaded: the file is invalid; the previous configuration stays in force',
-    );
-    return false;
+    log.flush(exit);
+  } catch {
+    exit();
   }
 }
 
@@ -25,30 +35,24 @@ export function installLifecycle(
   gateway: RunningGateway,
   log: Logger,
   graceMs: number,
-  configPath: string | undefined,
+  configFile: { path: string; hash: string } | undefined,
+  dest?: LogDestination,
 ): void {
-  const watchers: FSWatcher[] = [];
-  let debounce: NodeJS.Timeout | undefined;
+  const watcher = configFile
+    ? new ConfigWatch({ ...configFile, apply: (c) => gateway.reload(c), log, metrics: gateway.metrics }).start()
+    : undefined;
   const stop = (signal: string): void => {
     log.info({ signal }, 'shutting down');
-    for (const w of watchers) w.close();
-    const exit = (code: number): void => log.flush(() => process.exit(code));
+    watcher?.close();
     gateway.drain(graceMs).then(
-      () => exit(0),
+      () => flushThenExit(log, 0, dest),
       (e: unknown) => {
         log.error({ err: (e as Error).message }, 'shutdown failed');
-        exit(1);
+        flushThenExit(log, 1, dest);
       },
     );
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
-  if (!configPath) return;
-  process.on('SIGHUP', () => reloadFrom(configPath, gateway, log));
-  const watcher = watch(configPath, () => {
-    clearTimeout(debounce);
-    debounce = setTimeout(() => reloadFrom(configPath, gateway, log), 100);
-  });
-  watcher.unref();
-  watchers.push(watcher);
+  if (watcher) process.on('SIGHUP', () => watcher.reload());
 }

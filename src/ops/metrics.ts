@@ -105,6 +105,40 @@ export class Metrics {
     this.cardRefreshes.inc({ route, outcome });
   }
 
+  // --- Config reloads (src/ops/config-watch.ts) ---
+  private readonly configReloads = (() => {
+    const c = new Counter({
+      name: 'a2a_gateway_config_reload_total',
+      help: 'Config file reloads by outcome (success, rejected: the previous config stays in force)',
+      labelNames: ['outcome'] as const,
+      registers: [this.registry],
+    });
+    for (const outcome of ['success', 'rejected']) c.inc({ outcome }, 0); // both series exist from the start
+    return c;
+  })();
+  private readonly configLoadedAt = new Gauge({
+    name: 'a2a_gateway_config_last_reload_success_timestamp_seconds',
+    help: 'When the config in force was loaded (unix seconds; at start, then at each successful reload)',
+    registers: [this.registry],
+  });
+  private readonly configInfo = new Gauge({
+    name: 'a2a_gateway_config_info',
+    help: 'The config file in force: hash = the first 12 hex digits of the SHA-256 of its bytes',
+    labelNames: ['hash'] as const,
+    registers: [this.registry],
+  });
+
+  configReload(outcome: 'success' | 'rejected'): void {
+    this.configReloads.inc({ outcome });
+  }
+
+  configApplied(hash: string): void {
+    this.configLoadedAt.set(Date.now() / 1000);
+    this.configInfo.reset();
+    this.configInfo.set({ hash }, 1);
+  }
+  // --- end of config reloads ---
+
   text(): Promise<string> {
     return this.registry.metrics();
   }

@@ -1,12 +1,13 @@
 // The operations endpoints: `GET /healthz` (alive), `GET /readyz` (200 or 503
 // with the routes that are not ready, as JSON) and `GET /metrics`
-// (Prometheus text). Registered on the public HTTP listener, or on a separate
-// admin listener when `admin:` is configured so they are not exposed publicly.
+// (Prometheus text). All three on the admin listener when `admin:` is
+// configured; without it the probes share the public HTTP listener and
+// /metrics is not served at all (it would tell the world the routes and load).
 import type { FastifyInstance } from 'fastify';
 import type { Health } from '../ops/health.js';
 import type { Metrics } from '../ops/metrics.js';
 
-export function addAdminRoutes(app: FastifyInstance, health: Health, metrics: Metrics): void {
+export function addAdminRoutes(app: FastifyInstance, health: Health, metrics: Metrics | undefined): void {
   app.get('/healthz', async (_req, reply) =>
     reply.code(200).header('content-type', 'application/json').send('{"status":"ok"}'),
   );
@@ -17,7 +18,8 @@ export function addAdminRoutes(app: FastifyInstance, health: Health, metrics: Me
       .header('content-type', 'application/json')
       .send(JSON.stringify(r));
   });
-  app.get('/metrics', async (_req, reply) =>
-    reply.header('content-type', metrics.registry.contentType).send(await metrics.text()),
-  );
+  if (metrics)
+    app.get('/metrics', async (_req, reply) =>
+      reply.header('content-type', metrics.registry.contentType).send(await metrics.text()),
+    );
 }

@@ -54,6 +54,7 @@ export interface RunningGateway {
   grpcAddress: string;
   /** The admin listener's URL when one is configured. */
   adminUrl: string | undefined;
+  metrics: Metrics;
   /** Validated config in: new calls take the new routes; calls in flight finish on the old. */
   reload(config: GatewayConfig): void;
   /** Stop accepting, let unary calls finish, end streams after `graceMs`, then close. */
@@ -137,7 +138,8 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const admin: FastifyInstance | undefined = config.admin
     ? Fastify({ loggerInstance: log as FastifyBaseLogger })
     : undefined;
-  addAdminRoutes(admin ?? app, health, metrics);
+  // /metrics only on an admin listener: never on the public port.
+  addAdminRoutes(admin ?? app, health, admin ? metrics : undefined);
   ports.http = await listen(app, config.host, config.httpPort);
   const adminPort = admin && config.admin ? await listen(admin, config.admin.host, config.admin.port) : undefined;
   health.start();
@@ -173,6 +175,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     httpUrl: `${certificates ? 'https' : 'http'}://${hostPort(config.host, ports.http)}`,
     grpcAddress: hostPort(config.host, ports.grpc),
     adminUrl: adminPort !== undefined && config.admin ? `http://${hostPort(config.admin.host, adminPort)}` : undefined,
+    metrics,
     reload(next: GatewayConfig) {
       // Certificates are re-read on every reload (renewed files keep their paths); turning TLS on or off needs a restart.
       if (certificates && next.tls) certificates.reload(next.tls);

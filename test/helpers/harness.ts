@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { routeFromRaw } from '../../src/config/load.js';
 import type { Binding, GatewayConfig } from '../../src/config/types.js';
 import { methodInfo, type MethodName } from '../../src/core/methods.js';
-import { startEchoAgent, type RunningAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent, type RunningAgent } from '../../examples/demo-agent/echo-agent.js';
 import type { Json, JsonObject } from '../../src/proto/json.js';
 import { requestBytes, responseJson, statusJson } from './codec.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';

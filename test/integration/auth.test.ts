@@ -13,7 +13,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
-import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { CATALOGUE, GRPC_CODES } from '../../src/errors/catalogue.js';
 import { startGateway } from '../../src/server/gateway.js';
 import type { Binding } from '../../src/config/types.js';

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { request } from 'undici';
 import * as grpc from '@grpc/grpc-js';
 import type { Binding } from '../../src/config/types.js';
-import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { CATALOGUE, GRPC_CODES, type ErrorName } from '../../src/errors/catalogue.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway } from '../../src/server/gateway.js';

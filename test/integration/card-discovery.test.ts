@@ -12,7 +12,7 @@ import { request } from 'undici';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import { generateAgentCardSignature, verifyAgentCardSignature, type AgentCard } from '@a2a-js/sdk';
 import type { Binding } from '../../src/config/types.js';
-import { echoAgentCard, startEchoAgent } from '../../src/demo/echo-agent.js';
+import { echoAgentCard, startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { refusedPort } from '../helpers/broken-upstreams.js';
@@ -37,7 +37,9 @@ const cardWith = (interfaces: JsonObject[], name = 'Served Card'): JsonObject =>
 const refreshing = await cardServer(
   cardWith([{ url: plain.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }], 'Version 1'),
 );
-const foreignUrl = plain.jsonRpcUrl.replace('127.0.0.1', 'localhost');
+// Another host: 127.0.0.2 (localhost, 127.0.0.1 and ::1 count as the upstream's own host).
+const foreignAgent = await startEchoAgent({ bindings: ['JSONRPC'], name: 'Foreign', host: '127.0.0.2' });
+const foreignUrl = foreignAgent.jsonRpcUrl;
 const foreign = await cardServer(cardWith([{ url: foreignUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]));
 const fallback = await cardServer(
   cardWith([
@@ -98,7 +100,7 @@ const gw: RunningGateway = await startGateway(
     {
       name: 'foreign-allowed',
       match: { pathPrefix: '/foreign-allowed' },
-      upstream: { url: `${foreign.url}/card.json`, binding: 'auto' as const, allowedHosts: ['localhost'] },
+      upstream: { url: `${foreign.url}/card.json`, binding: 'auto' as const, allowedHosts: ['127.0.0.2'] },
     },
     {
       name: 'fallback',
@@ -146,6 +148,7 @@ t.teardown(async () => {
   await Promise.all([
     agent.close(),
     plain.close(),
+    foreignAgent.close(),
     later?.close(),
     refreshing.close(),
     foreign.close(),
@@ -164,7 +167,7 @@ const served = async (prefix: string) => {
 const reason = (r: { details?: JsonObject[] }) => r.details?.find((d) => d.reason)?.reason;
 /** The gateway's count of card refreshes of `route` with `outcome` (its /metrics). */
 const refreshes = async (route: string, outcome: string): Promise<number> => {
-  const text = await (await request(`${gw.httpUrl}/metrics`)).body.text();
+  const text = await gw.metrics.text();
   const line = text
     .split('\n')
     .find((l) => l.startsWith(`a2a_gateway_card_refreshes_total{route="${route}",outcome="${outcome}"}`));

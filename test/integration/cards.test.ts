@@ -9,7 +9,7 @@ import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
 import type { Binding } from '../../src/config/types.js';
-import { startEchoAgent, type RunningAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent, type RunningAgent } from '../../examples/demo-agent/echo-agent.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';

@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import t from 'tap';
 import { pino } from 'pino';
 import type { ListenerTls } from '../../src/config/types.js';
-import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
 import { STREAM_CALLERS } from '../helpers/streams.js';

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
-import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { CATALOGUE, GRPC_CODES } from '../../src/errors/catalogue.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';

@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import t from 'tap';
 import { pino } from 'pino';
-import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
 

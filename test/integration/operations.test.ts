@@ -1,16 +1,16 @@
-// Operating a real gateway process (the CLI, spawned) in front of real SDK
-// agents: liveness and readiness over HTTP and grpc.health.v1, metrics after a
-// matrix of calls, gRPC reflection through a grpc-js reflection client, the
-// admin listener, reload (file change and SIGHUP, valid and invalid), drain on
-// SIGTERM with unary and stream calls in flight, and two replicas sharing no
-// task state.
+// Operating a real gateway process (the built CLI, spawned) in front of real
+// SDK agents: liveness and readiness over HTTP and grpc.health.v1, metrics
+// after a matrix of calls (on the admin listener only), gRPC reflection
+// through a grpc-js reflection client, reload (atomic file replace and
+// SIGHUP, valid and invalid, with the reload metrics), drain on SIGTERM with
+// unary and stream calls in flight, and two replicas sharing no task state.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { request } from 'undici';
-import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { brokenHttp, refusedPort } from '../helpers/broken-upstreams.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/cli-process.js';
@@ -19,12 +19,18 @@ import { streamRest } from '../helpers/streams.js';
 
 const agent = await startEchoAgent({ bindings: BINDINGS });
 const down = await refusedPort();
+// A JSON-RPC upstream that holds every SendMessage until the test releases it.
+let slowReceived: () => void = () => undefined;
+const slowGotCall = new Promise<void>((r) => (slowReceived = r));
+let releaseSlow: () => void = () => undefined;
+const slowReleased = new Promise<void>((r) => (releaseSlow = r));
 const slow = await brokenHttp((req, res) => {
   let body = '';
   req.on('data', (d: Buffer) => (body += d.toString()));
-  req.on('end', () =>
-    setTimeout(() => {
-      if (req.method === 'GET') return res.writeHead(404).end();
+  req.on('end', () => {
+    if (req.method === 'GET') return res.writeHead(404).end();
+    slowReceived();
+    void slowReleased.then(() => {
       const { id } = JSON.parse(body) as { id: number };
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
@@ -33,8 +39,8 @@ const slow = await brokenHttp((req, res) => {
           result: { message: { messageId: 'slow', role: 'ROLE_AGENT', parts: [{ text: 'late but here' }] } },
         }),
       );
-    }, 800),
-  );
+    });
+  });
 });
 t.teardown(async () => {
   closeGrpcClients();
@@ -48,6 +54,7 @@ const baseRoutes = BINDINGS.map((b) => ({
   upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' },
   ...cardOf(b),
 }));
+const ADMIN = { admin: { host: '127.0.0.1', port: 0 } };
 const config = (extra: Record<string, unknown> = {}, routes: unknown[] = baseRoutes) => ({
   listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
   log: { level: 'info' },
@@ -69,7 +76,8 @@ function healthCheck(address: string, service: string): Promise<number | string>
   );
 }
 
-async function until(cond: () => Promise<boolean> | boolean, ms = 10_000): Promise<boolean> {
+/** Polls a state (not a timer standing in for one) with a generous bound for loaded machines. */
+async function until(cond: () => Promise<boolean> | boolean, ms = 30_000): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await cond()) return true;
@@ -80,14 +88,15 @@ async function until(cond: () => Promise<boolean> | boolean, ms = 10_000): Promi
 
 t.test('health, readiness, metrics, reflection', async (tt) => {
   const p = await startGatewayProcess(
-    config({}, [
+    tt.testdir(),
+    config(ADMIN, [
       ...baseRoutes,
       { name: 'down', match: { pathPrefix: '/down' }, upstream: { url: `http://127.0.0.1:${down}`, binding: 'auto' } },
     ]),
   );
   tt.teardown(() => p.stop());
-  tt.same(await get(`http://${p.http}/healthz`), { status: 200, text: '{"status":"ok"}' }, '/healthz');
-  const ready = await get(`http://${p.http}/readyz`);
+  tt.same(await get(`http://${p.admin}/healthz`), { status: 200, text: '{"status":"ok"}' }, '/healthz');
+  const ready = await get(`http://${p.admin}/readyz`);
   tt.equal(ready.status, 503, '/readyz: not ready while an upstream is down');
   const body = JSON.parse(ready.text) as { routes: Array<{ name: string; ready: boolean; reason?: string }> };
   tt.match(
@@ -119,7 +128,7 @@ t.test('health, readiness, metrics, reflection', async (tt) => {
       );
     }
   await CALLERS.JSONRPC(gw(p), 'GetTask', { id: 'nope' }, { tenant: 'up-grpc', prefix: '/up-grpc' });
-  const metrics = (await get(`http://${p.http}/metrics`)).text;
+  const metrics = (await get(`http://${p.admin}/metrics`)).text;
   for (const inbound of BINDINGS)
     for (const upstream of BINDINGS) {
       const line = `a2a_gateway_calls_total{route="up-${slug(upstream)}",method="SendMessage",inbound="${inbound}",upstream="${upstream}",outcome="OK"} 1`;
@@ -163,16 +172,26 @@ t.test('health, readiness, metrics, reflection', async (tt) => {
 });
 
 t.test('the admin listener keeps operations off the public port', async (tt) => {
-  const p = await startGatewayProcess(config({ admin: { host: '127.0.0.1', port: 0 } }));
+  const p = await startGatewayProcess(tt.testdir(), config(ADMIN));
   tt.teardown(() => p.stop());
   tt.ok(p.admin, 'an admin port');
   tt.equal((await get(`http://${p.admin}/metrics`)).status, 200, '/metrics on the admin listener');
   tt.equal((await get(`http://${p.admin}/readyz`)).status, 200, '/readyz on the admin listener');
-  tt.equal((await get(`http://${p.http}/metrics`)).status, 404, 'not on the public one');
+  for (const path of ['/metrics', '/readyz', '/healthz'])
+    tt.equal((await get(`http://${p.http}${path}`)).status, 404, `${path}: not on the public one`);
 });
 
-t.test('reload: file change and SIGHUP, valid and invalid', async (tt) => {
-  const p = await startGatewayProcess(config());
+t.test('without an admin block: probes on the public port, /metrics nowhere', async (tt) => {
+  const p = await startGatewayProcess(tt.testdir(), config());
+  tt.teardown(() => p.stop());
+  tt.equal(p.admin, undefined, 'no admin listener');
+  tt.equal((await get(`http://${p.http}/healthz`)).status, 200, '/healthz on the public port');
+  tt.equal((await get(`http://${p.http}/readyz`)).status, 200, '/readyz on the public port');
+  tt.equal((await get(`http://${p.http}/metrics`)).status, 404, '/metrics is not served publicly');
+});
+
+t.test('reload: atomic file replace and SIGHUP, valid and invalid, with metrics', async (tt) => {
+  const p = await startGatewayProcess(tt.testdir(), config(ADMIN));
   tt.teardown(() => p.stop());
   const newRoute = {
     name: 'added',
@@ -181,28 +200,44 @@ t.test('reload: file change and SIGHUP, valid and invalid', async (tt) => {
   };
   const send = (prefix: string, tenant = '') =>
     CALLERS.JSONRPC(gw(p), 'SendMessage', { message: userMessage('r') }, { tenant, prefix });
+  const metric = async (name: string): Promise<string> => {
+    const text = (await get(`http://${p.admin}/metrics`)).text;
+    return text.split('\n').find((l) => l.startsWith(name)) ?? '';
+  };
+  const hashAtStart = await metric('a2a_gateway_config_info{');
+  tt.match(hashAtStart, /^a2a_gateway_config_info\{hash="[0-9a-f]{12}"\} 1$/, 'the active config hash');
+  tt.match(await metric('a2a_gateway_config_last_reload_success_timestamp_seconds'), / \d{10}/, 'loaded at');
   tt.equal((await send('/added')).code, -32050, 'before: no such route');
-  p.writeConfig(config({}, [...baseRoutes, newRoute]));
-  tt.ok(await until(async () => (await send('/added')).ok), 'a valid file change adds the route');
+  p.writeConfig(config(ADMIN, [...baseRoutes, newRoute]));
+  tt.ok(await until(async () => (await send('/added')).ok), 'a replaced file adds the route');
   tt.equal((await send('/up-rest', 'up-rest')).ok, true, 'unchanged routes keep working');
+  tt.equal(
+    await metric('a2a_gateway_config_reload_total{outcome="success"}'),
+    'a2a_gateway_config_reload_total{outcome="success"} 1',
+  );
+  tt.not(await metric('a2a_gateway_config_info{'), hashAtStart, 'a new hash');
   p.writeConfig({ routes: [{ name: 'broken', upstream: { binding: 'SOAP' } }] });
-  tt.ok(await until(() => p.logs.some((l) => String(l.msg).includes('NOT reloaded'))), 'an invalid file is logged');
-  const rejected = p.logs.find((l) => String(l.msg).includes('NOT reloaded'));
+  const rejected = await p.logLine((l) => String(l.msg).includes('NOT reloaded'));
   tt.match(
-    (rejected?.problems as string[]).join('\n'),
+    (rejected.problems as string[]).join('\n'),
     /routes\[0\]: missing required field "upstream"|routes\[0\].upstream/,
-    'with exactly what is wrong',
+    'an invalid file is logged with exactly what is wrong',
   );
   tt.equal((await send('/added')).ok, true, 'and the previous configuration stays in force');
-  p.writeConfig(config());
-  await until(async () => (await send('/added')).code === -32050);
-  p.writeConfig(config({}, [...baseRoutes, { ...newRoute, name: 'hup', match: { pathPrefix: '/hup' } }]));
+  tt.equal(
+    await metric('a2a_gateway_config_reload_total{outcome="rejected"}'),
+    'a2a_gateway_config_reload_total{outcome="rejected"} 1',
+  );
+  p.writeConfig(config(ADMIN));
+  tt.ok(await until(async () => (await send('/added')).code === -32050), 'the next valid replace applies');
+  p.writeConfig(config(ADMIN, [...baseRoutes, { ...newRoute, name: 'hup', match: { pathPrefix: '/hup' } }]));
   p.child.kill('SIGHUP');
   tt.ok(await until(async () => (await send('/hup')).ok), 'SIGHUP reloads too');
 });
 
 t.test('drain on SIGTERM: unary calls finish, streams end with an error event, exit 0', async (tt) => {
   const p = await startGatewayProcess(
+    tt.testdir(),
     config({}, [
       ...baseRoutes,
       { name: 'slow', match: { pathPrefix: '/slow' }, upstream: { url: `${slow.url}/rpc`, binding: 'JSONRPC' } },
@@ -221,8 +256,10 @@ t.test('drain on SIGTERM: unary calls finish, streams end with an error event, e
     { message: userMessage('slow') },
     { tenant: '', prefix: '/slow' },
   );
-  await new Promise((r) => setTimeout(r, 100));
+  await slowGotCall;
   p.child.kill('SIGTERM');
+  await p.logLine((l) => String(l.msg).startsWith('draining'));
+  releaseSlow();
   const [u, s, code] = await Promise.all([unary, stream, p.exited]);
   tt.equal(u.ok, true, 'the unary call in flight finished');
   tt.equal(((u.result?.message as JsonObject)?.parts as JsonObject[])?.[0]?.text, 'late but here');
@@ -238,7 +275,11 @@ t.test('drain on SIGTERM: unary calls finish, streams end with an error event, e
 });
 
 t.test('two replicas share no task state', async (tt) => {
-  const [a, b] = await Promise.all([startGatewayProcess(config()), startGatewayProcess(config())]);
+  const dir = tt.testdir({ a: {}, b: {} });
+  const [a, b] = await Promise.all([
+    startGatewayProcess(join(dir, 'a'), config()),
+    startGatewayProcess(join(dir, 'b'), config()),
+  ]);
   tt.teardown(async () => {
     await Promise.all([a!.stop(), b!.stop()]);
   });

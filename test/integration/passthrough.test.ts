@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import t from 'tap';
 import { pino } from 'pino';
 import type { Binding } from '../../src/config/types.js';
-import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';

@@ -7,8 +7,7 @@
 // own forwarded headers and body limit.
 import t from 'tap';
 import { pino } from 'pino';
-import { request } from 'undici';
-import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
@@ -104,8 +103,7 @@ t.test('two tenant routes under one prefix: each its own forwarded headers and b
 });
 
 async function activeStreams(route: string): Promise<number> {
-  const res = await request(`${gw.httpUrl}/metrics`);
-  const text = await res.body.text();
+  const text = await gw.metrics.text();
   const line = text
     .split('\n')
     .find((l) => l.startsWith('a2a_gateway_active_streams{') && l.includes(`route="${route}"`));

@@ -1,7 +1,8 @@
-// The README's "Try it" section, run for real: starts the embedded default
-// (src/demo/start.ts: the gRPC-only demo agent + the gateway on
-// config/gateway.yaml) and replays every curl command of that section,
-// checking each answer. Keeps the README true.
+// The README's "Try it" section, run for real: starts what `npm start` starts
+// (examples/demo-agent/start.ts: the gRPC-only demo agent + the built gateway
+// on config/gateway.yaml; the agent on a free port here, not its documented
+// 50061, and the gateway on free ports) and replays every curl command of
+// that section, checking each answer. Keeps the README true.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -46,10 +47,13 @@ function readmeCurls(): Curl[] {
 t.test('npm start serves the gRPC-only demo agent as the README shows', async (tt) => {
   const curls = readmeCurls();
   tt.equal(curls.length, 5, 'five curl commands in "Try it"');
+  const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> };
+  const start = pkg.scripts.start!.split(' ');
+  tt.same(start.slice(0, 3), ['node', '--import', 'tsx'], 'npm start runs the example with tsx');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/demo/start.ts', '--config', 'config/gateway.yaml', '--http-port', '0', '--grpc-port', '0'],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    [...start.slice(1), '--config', 'config/gateway.yaml', '--http-port', '0', '--grpc-port', '0'],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEMO_AGENT_GRPC_PORT: '0' } },
   );
   tt.teardown(() => {
     child.kill('SIGTERM');

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { pino } from 'pino';
 import { unsafeUrl } from '../../src/core/ssrf-guard.js';
-import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig } from '../helpers/harness.js';

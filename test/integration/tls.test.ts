@@ -15,7 +15,7 @@ import t from 'tap';
 import { pino } from 'pino';
 import { Client } from 'undici';
 import type { ListenerTls } from '../../src/config/types.js';
-import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { CATALOGUE, GRPC_CODES } from '../../src/errors/catalogue.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import t from 'tap';
 import { pino } from 'pino';
 import { startGateway } from '../../src/server/gateway.js';
-import { startEchoAgent } from '../../src/demo/echo-agent.js';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { brokenHttp } from '../helpers/broken-upstreams.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';

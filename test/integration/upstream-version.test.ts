@@ -3,7 +3,7 @@
 // 1.x version the caller used.
 import t from 'tap';
 import { pino } from 'pino';
-import { echoAgentCard } from '../../src/demo/echo-agent.js';
+import { echoAgentCard } from '../../examples/demo-agent/echo-agent.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { brokenHttp } from '../helpers/broken-upstreams.js';

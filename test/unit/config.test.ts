@@ -96,8 +96,8 @@ t.test(
       [
         'routes:',
         '  - { name: a, upstream: { url: "https://agent:443/rpc", binding: JSONRPC }, auth: { apiKey: { name: k, keys: [{ id: x, key: "0123456789" }] } } }',
-        '  - { name: b, upstream: { url: "grpcs://agent:443", binding: GRPC } }',
-        '  - { name: c, upstream: { url: "agent:50051", binding: GRPC } }',
+        '  - { name: b, match: { pathPrefix: /b }, upstream: { url: "grpcs://agent:443", binding: GRPC } }',
+        '  - { name: c, match: { pathPrefix: /c }, upstream: { url: "agent:50051", binding: GRPC } }',
       ].join('\n'),
       'inline',
     );

@@ -1,5 +1,5 @@
 // Runs the demo echo agent on its own (for docker/compose.yaml and local
-// experiments): `node dist/demo/agent-main.js --binding GRPC --port 50061`
+// experiments): `node --import tsx examples/demo-agent/agent-main.ts --binding GRPC --port 50061`
 // (bindings: JSONRPC, HTTP+JSON, GRPC; repeat --binding for several).
 import { parseArgs } from 'node:util';
 import { startEchoAgent, type AgentBinding } from './echo-agent.js';

@@ -1,0 +1,59 @@
+// Shutdown when nobody reads the gateway's log any more (a log collector or
+// the parent process gone): SIGTERM must still end the process after the
+// drain. pino's exit-time synchronous flush retries a failed write for ever,
+// so the gateway skips it once its own flush is done or timed out
+// (src/ops/lifecycle.ts).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { stringify } from 'yaml';
+import { BIN } from '../helpers/cli-process.js';
+
+/** Polls a state with a generous bound for loaded machines. */
+async function until(cond: () => boolean, ms = 30_000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end && !cond()) await new Promise((r) => setTimeout(r, 100));
+  return cond();
+}
+
+t.test('SIGTERM ends the gateway even when the reader of its log is gone', async (t) => {
+  // A parent that starts the gateway with piped output and exits after the first line: nobody reads the log now.
+  const dir = t.testdir();
+  writeFileSync(
+    join(dir, 'gateway.yaml'),
+    stringify({
+      listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+      shutdownGraceMs: 400,
+      routes: [{ name: 'r', upstream: { url: 'http://127.0.0.1:9/rpc', binding: 'JSONRPC' } }],
+    }),
+  );
+  const parent = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const c = require('node:child_process').spawn(process.execPath, ${JSON.stringify([BIN, '--config', join(dir, 'gateway.yaml')])}, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+       c.stdout.once('data', () => { console.log(c.pid); process.exit(0); });`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  parent.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await once(parent, 'exit');
+  const pid = Number(out.trim());
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  t.teardown(() => {
+    if (alive()) process.kill(pid, 'SIGKILL');
+  });
+  t.ok(pid > 0 && alive(), 'the gateway runs on, its log unread');
+  process.kill(pid, 'SIGTERM');
+  t.ok(await until(() => !alive()), 'SIGTERM: drained and exited');
+});

@@ -1,0 +1,49 @@
+// Which card interfaces a route may use (src/card/upstream-card.ts) when the
+// card names the upstream's loopback by another name (localhost, 127.0.0.1,
+// ::1 are one host), or another host (only with upstream.allowedHosts); and a
+// route without a card source (src/card/card-store.ts) fetches nothing.
+import { pino } from 'pino';
+import t from 'tap';
+import { CardStore } from '../../src/card/card-store.js';
+import { chooseInterfaces } from '../../src/card/upstream-card.js';
+import { routeFromRaw } from '../../src/config/load.js';
+import { Metrics } from '../../src/ops/metrics.js';
+
+const card = (...urls: Array<[string, string]>) => ({
+  supportedInterfaces: urls.map(([protocolBinding, url]) => ({ protocolBinding, url, protocolVersion: '1.0' })),
+});
+const usable = (upstream: string, c: ReturnType<typeof card>, allowedHosts?: string[]) =>
+  chooseInterfaces(c, routeFromRaw({ name: 'r', upstream: { url: upstream, allowedHosts } })).usable.map((i) => i.url);
+
+t.test('loopback names are one host', async (t) => {
+  const c = card(
+    ['JSONRPC', 'http://127.0.0.1:9/rpc'],
+    ['HTTP+JSON', 'http://[::1]:9/rest'],
+    ['GRPC', 'localhost:10'],
+    ['GRPC', '[::1]:11'],
+  );
+  const all = ['http://127.0.0.1:9/rpc', 'http://[::1]:9/rest', 'localhost:10', '[::1]:11'];
+  t.same(usable('http://localhost:9', c), all, 'upstream localhost');
+  t.same(usable('http://127.0.0.1:9', c), all, 'upstream 127.0.0.1');
+  t.same(usable('http://[::1]:9', c), all, 'upstream ::1');
+});
+
+t.test('other hosts only when allowed', async (t) => {
+  const c = card(['JSONRPC', 'http://agent-2:9/rpc'], ['JSONRPC', 'http://127.0.0.2:9/rpc']);
+  t.same(usable('http://localhost:9', c), [], '127.0.0.2 is not a loopback name');
+  t.same(usable('http://agent:9', c, ['agent-2']), ['http://agent-2:9/rpc']);
+  t.same(usable('http://agent:9', c, ['localhost']), [], 'an allowed loopback name allows no other host');
+});
+
+t.test('a gRPC route without card.file or card.url fetches nothing', async (t) => {
+  const lines: string[] = [];
+  const metrics = new Metrics();
+  const store = new CardStore(pino({ level: 'debug' }, { write: (l: string) => lines.push(l) }), metrics);
+  t.teardown(() => store.close());
+  const route = routeFromRaw({ name: 'g', upstream: { url: '127.0.0.1:9', binding: 'GRPC' } });
+  await store.start([route]);
+  t.same(store.status(route), { ready: true });
+  t.equal(await store.get(route), undefined, 'no card: the gateway serves a minimal one');
+  t.same(lines, [], 'nothing logged');
+  t.notMatch(await metrics.text(), /a2a_gateway_card_refreshes_total\{/, 'no refresh counted');
+});
