@@ -13,7 +13,8 @@ import type { RequestView } from '../http/request.js';
 import { readJson, writeJson, type JsonObject } from '../proto/json.js';
 import type { CardStore } from './card-store.js';
 import { publicAddresses, type GatewayAddresses } from './public-address.js';
-import { rewriteCard } from './served-card.js';
+import { cardToV03 } from '../compat/v0_3/card.js';
+import { bindingOrder, reachableByV03, rewriteCard } from './served-card.js';
 import { signCard } from './signing.js';
 import { chooseInterfaces, minimalCard, type ResolvedUpstream } from './upstream-card.js';
 
@@ -102,7 +103,12 @@ export class CardService {
     return card;
   }
 
-  /** The card for `GET {route}/.well-known/agent-card.json`, cached per source card and address. */
+  /**
+   * The card for `GET {route}/.well-known/agent-card.json`, cached per source
+   * card, address and shape: a caller that sends no A2A-Version (or 0.3) gets
+   * the 0.3 shape with the 1.0 `supportedInterfaces` embedded (bridge §2; the
+   * 1.x SDK reads only `supportedInterfaces` of it), a 1.x caller the 1.0 card.
+   */
   async servedCard(route: RouteConfig, view: RequestView): Promise<ServedCard> {
     let source: JsonObject;
     try {
@@ -111,10 +117,23 @@ export class CardService {
       throw A2AError.of('UPSTREAM_UNAVAILABLE', `cannot read the upstream's agent card: ${(e as Error).message}`);
     }
     const at = publicAddresses(this.addresses(), this.trusted, route, view);
-    const key = `${route.name} ${at.http} ${at.grpc}`;
+    const requested = (view.header('a2a-version') ?? '').trim();
+    const v03 = (requested === '' || requested.startsWith('0.')) && reachableByV03(route);
+    const key = `${route.name} ${at.http} ${at.grpc} ${v03 ? '0.3' : '1.0'}`;
     const hit = this.served.get(key);
     if (hit && hit.source === source) return hit.card;
-    const card = await this.finish(rewriteCard(source, route, at), route, source);
+    let card = await this.finish(rewriteCard(source, route, at), route, source);
+    if (v03) {
+      const order = bindingOrder(source, route);
+      card = cardToV03(card, {
+        ...(order.includes('JSONRPC') ? { jsonrpc: at.http } : {}),
+        ...(order.includes('HTTP+JSON') ? { rest: at.http } : {}),
+        ...(order.includes('GRPC') && (route.hosts.length > 0 || route.pathPrefix === '') ? { grpc: at.grpc } : {}),
+        preferred: order[0] ?? 'JSONRPC',
+      });
+      // 0.3 callers verify no 1.0 signature: a re-signed card is served signed in its 1.0 shape only
+      delete card.signatures;
+    }
     const body = JSON.stringify(card);
     const served: ServedCard = {
       body,

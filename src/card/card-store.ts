@@ -10,6 +10,7 @@ import { Agent, request } from 'undici';
 import { tlsKey, undiciConnect } from '../tls/upstream-tls.js';
 import type { RouteConfig } from '../config/types.js';
 import type { JsonObject } from '../proto/json.js';
+import { cardFromV03, interfacesOfV03Card, isV03Card } from '../compat/v0_3/card.js';
 import { cardSourceUrl } from './upstream-card.js';
 import { verifyCard } from './signing.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -39,6 +40,16 @@ function maxAgeMs(cacheControl: string | undefined): number {
   if (/no-cache|no-store/.test(cc)) return 0;
   const m = /max-age=(\d+)/.exec(cc);
   return m ? Number(m[1]) * 1000 : DEFAULT_FRESH_MS;
+}
+
+/**
+ * A 0.3 card (no `supportedInterfaces`; `url`, `preferredTransport`,
+ * `additionalInterfaces`) read as a 1.0 one whose interfaces say 0.3 (bridge
+ * §1–2); a card that lists `supportedInterfaces` is already one.
+ */
+function asV1Card(card: JsonObject): JsonObject {
+  if (!isV03Card(card)) return card;
+  return { ...cardFromV03(card), supportedInterfaces: interfacesOfV03Card(card) };
 }
 
 function sourceOf(route: RouteConfig): string {
@@ -147,14 +158,20 @@ export class CardStore {
   private async load(route: RouteConfig, e: Entry): Promise<void> {
     try {
       if (route.card.file) {
-        this.accept(route, e, JSON.parse(await readFile(route.card.file, 'utf8')) as JsonObject, undefined, Infinity);
+        const card = JSON.parse(await readFile(route.card.file, 'utf8')) as JsonObject;
+        this.accept(route, e, asV1Card(card), undefined, Infinity);
         return;
       }
       const url = cardSourceUrl(route)!;
       const dispatcher = this.dispatcherFor(route);
       const res = await request(url, {
         ...(dispatcher ? { dispatcher } : {}),
-        headers: { accept: 'application/json', ...(e.etag && e.card ? { 'if-none-match': e.etag } : {}) },
+        // a dual-stack agent hands a caller without A2A-Version its 0.3 view (§3.6.2): ask for 1.0
+        headers: {
+          accept: 'application/json',
+          'a2a-version': '1.0',
+          ...(e.etag && e.card ? { 'if-none-match': e.etag } : {}),
+        },
         headersTimeout: route.timeoutMs,
         bodyTimeout: route.timeoutMs,
       });
@@ -170,7 +187,7 @@ export class CardStore {
       const etag = res.headers.etag;
       const card = JSON.parse(text) as JsonObject;
       if (route.card.verifyJwksFile) await verifyCard(card, route.card.verifyJwksFile);
-      this.accept(route, e, card, Array.isArray(etag) ? etag[0] : etag, fresh);
+      this.accept(route, e, asV1Card(card), Array.isArray(etag) ? etag[0] : etag, fresh);
     } catch (err) {
       this.fail(route, e, err as Error);
       throw err;

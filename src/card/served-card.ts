@@ -2,9 +2,13 @@
 // upstream's card with `supportedInterfaces` replaced by the gateway's own
 // interfaces for the route — one per exposed binding, in the route's order
 // (default: the upstream's own binding order, then the rest), each with
-// protocolVersion "1.0" and the route's tenant when it is reached by tenant —
-// the security the gateway enforces (auth/security-schemes.ts), and the
-// route's overrides applied. Signatures are handled by the caller.
+// protocolVersion "1.0" and the route's tenant when it is reached by tenant,
+// then the same bindings at "0.3" where 0.3 callers can reach the route
+// (bridge §2) — the security the gateway enforces (auth/security-schemes.ts),
+// and the route's overrides applied. No field of the upstream's that names
+// where to call it (0.3 `url`, `preferredTransport`, `additionalInterfaces`)
+// survives: callers reach the agent only through the gateway. Signatures are
+// handled by the caller.
 import { advertisedSecurity } from '../auth/security-schemes.js';
 import type { Binding, RouteConfig } from '../config/types.js';
 import { BINDINGS } from '../config/types.js';
@@ -22,16 +26,35 @@ export function bindingOrder(card: JsonObject, route: RouteConfig): Binding[] {
   return [...new Set([...own, ...configured, ...BINDINGS])];
 }
 
-export function gatewayInterfaces(route: RouteConfig, at: PublicAddresses, order: Binding[]): JsonObject[] {
-  const tenant: JsonObject = route.tenant !== undefined ? { tenant: route.tenant } : {};
-  return order
-    .filter((b) => b !== 'GRPC' || grpcReachable(route))
-    .map((b) => ({ url: b === 'GRPC' ? at.grpc : at.http, protocolBinding: b, ...tenant, protocolVersion: '1.0' }));
+/** 0.3 callers address no tenant: they reach a route bound to none, when the route lets them. */
+export function reachableByV03(route: RouteConfig): boolean {
+  return route.tenant === undefined && route.versions.includes('0.3');
 }
 
-/** The rewritten card, without signatures (they no longer match it). */
+export function gatewayInterfaces(route: RouteConfig, at: PublicAddresses, order: Binding[]): JsonObject[] {
+  const tenant: JsonObject = route.tenant !== undefined ? { tenant: route.tenant } : {};
+  const bindings = order.filter((b) => b !== 'GRPC' || grpcReachable(route));
+  const v1 = route.versions.includes('1.0')
+    ? bindings.map((b) => ({
+        url: b === 'GRPC' ? at.grpc : at.http,
+        protocolBinding: b,
+        ...tenant,
+        protocolVersion: '1.0',
+      }))
+    : [];
+  const v03 = reachableByV03(route)
+    ? bindings.map((b) => ({ url: b === 'GRPC' ? at.grpc : at.http, protocolBinding: b, protocolVersion: '0.3' }))
+    : [];
+  return [...v1, ...v03];
+}
+
+/** Fields of a 0.3-era card that say where (and how) to call the agent: never served as they came. */
+const V03_LOCATION_FIELDS = ['url', 'preferredTransport', 'additionalInterfaces', 'protocolVersion'];
+
+/** The rewritten card (1.0 shape), without signatures (they no longer match it). */
 export function rewriteCard(upstreamCard: JsonObject, route: RouteConfig, at: PublicAddresses): JsonObject {
   const { signatures: _stale, ...card } = upstreamCard;
+  for (const f of V03_LOCATION_FIELDS) delete card[f];
   const supportedInterfaces: Json = gatewayInterfaces(route, at, bindingOrder(upstreamCard, route));
   const security = route.auth?.advertise ? advertisedSecurity(route.auth) : {};
   return { ...card, ...security, ...(route.card.overrides as JsonObject), supportedInterfaces };

@@ -10,6 +10,8 @@ import type { JsonObject } from '../proto/json.js';
 import { hostName } from './public-address.js';
 
 export const WELL_KNOWN_CARD = '/.well-known/agent-card.json';
+/** The 0.2/0.3-era well-known path, still asked for by older clients. */
+export const LEGACY_CARD = '/.well-known/agent.json';
 
 export interface ResolvedUpstream {
   binding: Binding;
@@ -77,7 +79,11 @@ export interface InterfaceChoice {
   skipped: string[];
 }
 
-/** §8.3.2: the interfaces whose binding and major version the gateway speaks, in the card's order. */
+/**
+ * §8.3.2: the interfaces whose binding and version the gateway speaks — 1.x,
+ * and 0.3 through the bridge — 1.x ones first (bridge §1: prefer 1.x when a
+ * card lists both), each group in the card's order.
+ */
 export function chooseInterfaces(card: JsonObject, route: RouteConfig): InterfaceChoice {
   const list = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
   const hosts = allowedHosts(route);
@@ -88,8 +94,8 @@ export function chooseInterfaces(card: JsonObject, route: RouteConfig): Interfac
     const m = /^(\d+)\.(\d+)/.exec(String(i.protocolVersion ?? ''));
     if (!BINDINGS.includes(binding)) {
       out.skipped.push(`${String(i.protocolBinding)} at ${i.url}: binding not spoken`);
-    } else if (!m || m[1] !== '1') {
-      out.skipped.push(`${binding} at ${i.url}: protocol version ${String(i.protocolVersion)} not spoken (1.x only)`);
+    } else if (!m || !(m[1] === '1' || (m[1] === '0' && m[2] === '3'))) {
+      out.skipped.push(`${binding} at ${i.url}: protocol version ${String(i.protocolVersion)} not spoken (1.x, 0.3)`);
     } else if (!hosts.has(urlHost(binding, i.url))) {
       out.skipped.push(`${binding} at ${i.url}: host not allowed for this route (upstream.allowedHosts)`);
     } else {
@@ -101,5 +107,6 @@ export function chooseInterfaces(card: JsonObject, route: RouteConfig): Interfac
       });
     }
   }
+  out.usable.sort((a, b) => Number(b.version !== '0.3') - Number(a.version !== '0.3'));
   return out;
 }

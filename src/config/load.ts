@@ -152,6 +152,7 @@ export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig 
       tls: upstreamTls(r.upstream, baseDir),
       credentials: upstreamCredentials(r.upstream.credentials, r.auth !== undefined, baseDir),
       binding: r.upstream.binding ?? 'auto',
+      version: r.upstream.version ?? '1.0',
       tenant: tenantPolicy(r.upstream.tenant),
       allowedHosts: (r.upstream.allowedHosts ?? []).map((h) => h.toLowerCase()),
     },
@@ -164,6 +165,7 @@ export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig 
     maxStringLength: r.maxStringLength ?? DEFAULTS.maxStringLength,
     forwardHeaders: (r.forwardHeaders ?? []).map((h) => h.toLowerCase()),
     passThrough: r.passThrough ?? false,
+    versions: r.versions ?? ['1.0', '0.3'],
     ssrfGuard: r.ssrfGuard ?? true,
     rateLimit: r.rateLimit
       ? {

@@ -8,6 +8,7 @@ export interface RawRoute {
   upstream: {
     url: string;
     binding?: Binding | 'auto';
+    version?: '1.0' | '0.3';
     tenant?: unknown;
     allowedHosts?: string[];
     tls?: { ca?: string; cert?: string; key?: string; servername?: string };
@@ -22,6 +23,7 @@ export interface RawRoute {
   maxStringLength?: number;
   forwardHeaders?: string[];
   passThrough?: boolean;
+  versions?: Array<'1.0' | '0.3'>;
   ssrfGuard?: boolean;
   rateLimit?: { requestsPerSecond: number; burst?: number; perCaller?: boolean };
   maxConcurrentStreams?: number;

@@ -82,6 +82,7 @@ export const CONFIG_SCHEMA = {
             properties: {
               url: { type: 'string', minLength: 1 },
               binding: { enum: ['JSONRPC', 'HTTP+JSON', 'GRPC', 'auto'] },
+              version: { enum: ['1.0', '0.3'] },
               allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 } },
               tls: {
                 type: 'object',
@@ -180,6 +181,7 @@ export const CONFIG_SCHEMA = {
           maxStringLength: { type: 'integer', minimum: 1 },
           forwardHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },
           passThrough: { type: 'boolean' },
+          versions: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['1.0', '0.3'] } },
           ssrfGuard: { type: 'boolean' },
           rateLimit: {
             type: 'object',

@@ -2,6 +2,9 @@
 // CLI quick start) is parsed once into this; everything else reads only it.
 
 export type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+
+/** The A2A protocol versions the gateway speaks on either side (spec §3.6; 0.3 through the bridge, issue 13). */
+export type ProtocolVersion = '1.0' | '0.3';
 export const BINDINGS: readonly Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
 
 /** What tenant the gateway sends upstream. */
@@ -62,6 +65,8 @@ export interface UpstreamConfig {
   /** Default: strip when the route authenticates callers itself, else forward. */
   credentials: UpstreamCredentials;
   binding: Binding | 'auto';
+  /** The A2A version of a configured binding ('auto' reads it from the card). */
+  version: ProtocolVersion;
   tenant: TenantPolicy;
   /** Hosts (lower-case, no port) an upstream card's interface URLs may point at besides the upstream's own. */
   allowedHosts: string[];
@@ -120,6 +125,8 @@ export interface RouteConfig {
   forwardHeaders: string[];
   /** Same-binding calls are forwarded without decoding (no validation, no error normalization). */
   passThrough: boolean;
+  /** A2A versions callers may speak on this route (default both: 1.0 and, through the bridge, 0.3). */
+  versions: ProtocolVersion[];
   /** Refuse file parts whose URL is not http(s) or names a private address (default on). */
   ssrfGuard: boolean;
   /** Requests per second with bursts, for the route or per caller identity; undefined = none. */

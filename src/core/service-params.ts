@@ -22,20 +22,24 @@ function checkedValue(name: string, v: string | undefined): string | undefined {
   return v;
 }
 
-/** "1.0.2" → "1.0"; "" or absent → "0.3" (§3.6.2). Throws VersionNotSupported. */
+/** The versions a caller may speak, for VersionNotSupported's metadata. */
+export const SUPPORTED_VERSIONS = '1.0, 0.3';
+
+export function versionNotSupported(version: string, detail = ''): A2AError {
+  return A2AError.of(
+    'VERSION_NOT_SUPPORTED',
+    `A2A version ${version} is not supported${detail}; this gateway speaks ${SUPPORTED_MAJOR}.x and, through its bridge, 0.3`,
+    { metadata: { requestedVersion: version, supportedVersions: SUPPORTED_VERSIONS } },
+  );
+}
+
+/** "1.0.2" → "1.0"; "" or absent → "0.3" (§3.6.2); 1.x and 0.3 are spoken. Throws VersionNotSupported. */
 export function negotiateVersion(raw: string | undefined): string {
   const value = (raw ?? '').trim();
   const version = value === '' ? '0.3' : value;
   const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(version);
-  if (!m || Number(m[1]) !== SUPPORTED_MAJOR) {
-    throw A2AError.of(
-      'VERSION_NOT_SUPPORTED',
-      `A2A version ${version} is not supported; this gateway speaks ${SUPPORTED_MAJOR}.x`,
-      {
-        metadata: { requestedVersion: version, supportedVersions: UPSTREAM_VERSION },
-      },
-    );
-  }
+  const spoken = m && (Number(m[1]) === SUPPORTED_MAJOR || (m[1] === '0' && m[2] === '3'));
+  if (!spoken) throw versionNotSupported(version);
   return `${m[1]}.${m[2]}`;
 }
 
@@ -46,9 +50,10 @@ export function splitList(value: string | undefined): string[] {
     .filter((s) => s.length > 0);
 }
 
-/** The caller's A2A-Extensions (§3.2.6), checked. */
-export function extensionsOf(header: HeaderGetter): string[] {
-  return splitList(checkedValue('a2a-extensions', header('a2a-extensions')));
+/** The caller's A2A-Extensions (§3.2.6; X-A2A-Extensions from a 0.3 caller), checked. */
+export function extensionsOf(header: HeaderGetter, version: '1.0' | '0.3' = '1.0'): string[] {
+  const name = version === '0.3' && header('a2a-extensions') === undefined ? 'x-a2a-extensions' : 'a2a-extensions';
+  return splitList(checkedValue(name, header(name)));
 }
 
 /** The caller's A2A-Version: the header, else the A2A-Version query parameter (§3.6.1), negotiated. */
@@ -93,6 +98,8 @@ export function upstreamHeaders(sp: {
   forwardedHeaders: Record<string, string>;
 }): Record<string, string> {
   const h: Record<string, string> = { ...sp.forwardedHeaders, 'a2a-version': sp.version };
-  if (sp.extensions.length > 0) h['a2a-extensions'] = sp.extensions.join(',');
+  // a 0.3 agent reads X-A2A-Extensions (bridge §8); a 1.3 dual-stack one takes A2A-Version: 0.3 as its 0.3 switch
+  if (sp.extensions.length > 0)
+    h[sp.version === '0.3' ? 'x-a2a-extensions' : 'a2a-extensions'] = sp.extensions.join(',');
   return h;
 }

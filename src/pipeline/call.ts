@@ -7,7 +7,7 @@
 // are the same Call; only the terminal differs. Spec: §3.1, §3.2.6, §3.3.
 import type { Readable } from 'node:stream';
 import type { ResolvedUpstream } from '../card/upstream-card.js';
-import type { Binding, RouteConfig } from '../config/types.js';
+import type { Binding, ProtocolVersion, RouteConfig } from '../config/types.js';
 import type { Envelope } from '../core/envelope.js';
 import type { AnyRequest, AnyResponse, MethodInfo } from '../core/methods.js';
 import type { StreamResponse } from '../gen/a2a_pb.js';
@@ -57,6 +57,8 @@ export interface Call {
   /** The routes the host and path matched, most specific first (gRPC: every route). */
   readonly candidates: readonly RouteConfig[];
   readonly method: MethodInfo;
+  /** The A2A version of the caller's wire form (its method names, paths or gRPC service; 0.3 through the bridge). */
+  readonly dialect: ProtocolVersion;
   /** The tenant the caller addressed ("" when none). */
   readonly tenant: string;
   readonly request: InboundRequest;
@@ -80,8 +82,14 @@ export interface Call {
   traceparent?: string;
 }
 
-/** Whether the call is forwarded as it came (a pass-through route reached over its upstream's own binding). */
+/** Whether the call is forwarded as it came (a pass-through route reached over its upstream's own binding and version). */
 export function isRelay(call: Call): boolean {
   const r = call.route;
-  return r !== undefined && r.passThrough && r.upstream.binding === call.inbound && call.request.relay !== undefined;
+  return (
+    r !== undefined &&
+    r.passThrough &&
+    r.upstream.binding === call.inbound &&
+    r.upstream.version === call.dialect &&
+    call.request.relay !== undefined
+  );
 }

@@ -61,6 +61,8 @@ export class Pipeline {
   private readonly chains = new WeakMap<RouteConfig, Handler>();
   private readonly entry: Handler;
   private openStreams = 0;
+  private inFlight = 0;
+  private idle: Array<() => void> = [];
 
   constructor(private readonly deps: PipelineDeps) {
     const { cards, log, metrics } = deps;
@@ -95,6 +97,10 @@ export class Pipeline {
 
   /** Runs a call; throws the A2AError to answer (already logged, counted and redacted). */
   async run(call: Call): Promise<Answer> {
+    this.inFlight++;
+    ended(call, () => {
+      if (--this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+    });
     if (call.method.streaming) {
       this.openStreams++;
       ended(call, () => this.openStreams--);
@@ -105,6 +111,16 @@ export class Pipeline {
   /** Streams still open (for the drain). */
   get activeStreams(): number {
     return this.openStreams;
+  }
+
+  /** Calls in flight, unary and streaming. */
+  get activeCalls(): number {
+    return this.inFlight;
+  }
+
+  /** Resolves when no call is in flight (at once when none is). */
+  whenIdle(): Promise<void> {
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
   }
 
   /** The end of a drain's grace period: every open stream ends with SHUTTING_DOWN. */

@@ -1,6 +1,8 @@
-// `GET {route}/.well-known/agent-card.json` (spec §8.2, §8.6): the route's
-// served card with Cache-Control, a strong ETag of the served bytes,
-// Last-Modified, and 304 answers to If-None-Match / If-Modified-Since.
+// `GET {route}/.well-known/agent-card.json` (spec §8.2, §8.6; also the older
+// `/.well-known/agent.json`): the route's served card with Cache-Control, a
+// strong ETag of the served bytes, Last-Modified, `Vary: A2A-Version` (its
+// shape follows the caller's version), and 304 answers to If-None-Match /
+// If-Modified-Since.
 import type { CardService } from '../card/card-service.js';
 import type { RouteConfig } from '../config/types.js';
 import { asA2AError } from '../errors/a2a-error.js';
@@ -19,6 +21,8 @@ export async function serveCard(cards: CardService, route: RouteConfig, view: Re
     'cache-control': `public, max-age=${card.maxAgeSeconds}`,
     etag: card.etag,
     'last-modified': card.lastModified.toUTCString(),
+    // the card's shape follows the caller's A2A-Version (0.3 or 1.x, bridge §2)
+    vary: 'A2A-Version',
   };
   const inm = view.header('if-none-match');
   const ims = view.header('if-modified-since');

@@ -14,19 +14,22 @@ import { pino, type Logger } from 'pino';
 import { protoPath as healthProto } from 'grpc-health-check';
 import { GrpcInbound } from '../bindings/grpc/inbound.js';
 import { GrpcUpstream } from '../bindings/grpc/outbound.js';
+import { GRPC_V03 } from '../bindings/grpc/outbound-v0_3.js';
+import { JSONRPC_V03 } from '../bindings/jsonrpc/outbound-v0_3.js';
+import { REST_V03 } from '../bindings/rest/outbound-v0_3.js';
 import { JsonRpcUpstream } from '../bindings/jsonrpc/outbound.js';
 import { RestUpstream } from '../bindings/rest/outbound.js';
 import { CardService } from '../card/card-service.js';
 import { CardStore } from '../card/card-store.js';
 import { trustList } from '../card/public-address.js';
-import type { Binding, GatewayConfig } from '../config/types.js';
+import type { GatewayConfig } from '../config/types.js';
 import { Health } from '../ops/health.js';
 import { Metrics } from '../ops/metrics.js';
 import { OtlpTracer } from '../ops/otlp.js';
 import { Pipeline } from '../pipeline/pipeline.js';
 import { PROTO_DIR } from '../proto/dir.js';
 import { RouteTable } from '../routing/generation.js';
-import { UpstreamRegistry, type ClientFactory } from '../upstream/registry.js';
+import { UpstreamRegistry, type ClientFactories } from '../upstream/registry.js';
 import { addAdminRoutes } from './admin.js';
 import { ListenerCertificates } from '../tls/listener-certificates.js';
 import { trackConnections } from './connections.js';
@@ -62,11 +65,11 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/** Each binding's upstream client, made on the generation's shared pools and channels. */
-const UPSTREAM_CLIENTS: Record<Binding, ClientFactory> = {
-  JSONRPC: (t, u) => new JsonRpcUpstream(t, u),
-  'HTTP+JSON': (t, u) => new RestUpstream(t, u),
-  GRPC: (t, u) => new GrpcUpstream(t, u),
+/** Each binding's upstream client per A2A version (0.3 through the bridge), on the generation's pools and channels. */
+const UPSTREAM_CLIENTS: ClientFactories = {
+  JSONRPC: { '1.0': (t, u) => new JsonRpcUpstream(t, u), '0.3': (t, u) => new JsonRpcUpstream(t, u, JSONRPC_V03) },
+  'HTTP+JSON': { '1.0': (t, u) => new RestUpstream(t, u), '0.3': (t, u) => new RestUpstream(t, u, REST_V03) },
+  GRPC: { '1.0': (t, u) => new GrpcUpstream(t, u), '0.3': (t, u) => new GrpcUpstream(t, u, GRPC_V03) },
 };
 /** Connections per upstream HTTP origin. */
 const MAX_UPSTREAM_CONNECTIONS = 64;
@@ -123,8 +126,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     'grpc.keepalive_timeout_ms': 20_000,
   });
   const grpcInbound = new GrpcInbound(pipeline, table);
-  const { definition, handlers } = grpcInbound.service();
-  grpcServer.addService(definition, handlers);
+  for (const { definition, handlers } of grpcInbound.services()) grpcServer.addService(definition, handlers);
   health.addTo(grpcServer);
   if (config.grpcReflection) addReflection(grpcServer);
   ports.grpc = await bindGrpc(
@@ -189,19 +191,27 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
       log.info({ routes: next.routes.map((r) => r.name) }, 'configuration reloaded');
     },
     async drain(graceMs: number) {
+      // readiness fails first; no new connections; calls in flight, unary and streams, get the grace period
       health.draining = true;
       await health.update();
       log.info(
-        { graceMs, openStreams: pipeline.activeStreams },
-        'draining: no new calls; open streams end after the grace period',
+        { graceMs, activeCalls: pipeline.activeCalls, openStreams: pipeline.activeStreams },
+        'draining: no new calls; calls in flight may finish within the grace period',
       );
       const httpClosed = app.close();
       connections.closeIdle();
       const grpcClosed = new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve()));
-      const deadline = Date.now() + graceMs;
-      while (pipeline.activeStreams > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      pipeline.endStreams();
-      await Promise.race([Promise.all([httpClosed, grpcClosed]), new Promise((r) => setTimeout(r, 2000))]);
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
+      const finished = await Promise.race([pipeline.whenIdle().then(() => true), graceOver]);
+      clearTimeout(timer);
+      if (!finished) {
+        log.warn({ activeCalls: pipeline.activeCalls }, 'grace period over: open streams end with SHUTTING_DOWN');
+        pipeline.endStreams();
+        // the streams' SHUTTING_DOWN errors are written before the connections go
+        await Promise.race([pipeline.whenIdle(), new Promise((r) => setTimeout(r, 1000).unref())]);
+      }
+      await Promise.race([Promise.all([httpClosed, grpcClosed]), new Promise((r) => setTimeout(r, 1000).unref())]);
       await close();
     },
     close,

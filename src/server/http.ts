@@ -23,7 +23,7 @@ import { errorResponse } from '../bindings/jsonrpc/wire.js';
 import { matchRestPath } from '../bindings/rest/paths.js';
 import { RestInbound, restError } from '../bindings/rest/inbound.js';
 import { errorBody } from '../bindings/rest/wire.js';
-import { WELL_KNOWN_CARD } from '../card/upstream-card.js';
+import { LEGACY_CARD, WELL_KNOWN_CARD } from '../card/upstream-card.js';
 import type { CardService } from '../card/card-service.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { errorHeaders } from '../http/error-headers.js';
@@ -190,7 +190,8 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) abort.abort();
       });
-      if (req.method === 'GET' && path === WELL_KNOWN_CARD) {
+      const cardPath = (p: string): boolean => p === WELL_KNOWN_CARD || p === LEGACY_CARD;
+      if (req.method === 'GET' && cardPath(path)) {
         // A route bound to a host also serves its card at that host's root.
         const byHost = generation.router.hostRoute(hostOf(req));
         if (byHost && group[0]?.pathPrefix !== '') group.unshift(byHost);

@@ -8,7 +8,7 @@
 // last call has ended.
 import * as grpc from '@grpc/grpc-js';
 import { Pool } from 'undici';
-import type { Binding, UpstreamTls } from '../config/types.js';
+import type { Binding, ProtocolVersion, UpstreamTls } from '../config/types.js';
 import type { UpstreamClient, UpstreamTarget } from '../core/upstream.js';
 import { grpcChannel, tlsKey, undiciConnect } from '../tls/upstream-tls.js';
 
@@ -30,6 +30,8 @@ export const KEEP_ALIVE_MS = 4_000;
 
 /** How an upstream binding's client is made from a target and this generation's shared pools and channels. */
 export type ClientFactory = (target: UpstreamTarget, upstreams: UpstreamRegistry) => UpstreamClient;
+/** A client factory per upstream binding and A2A version. */
+export type ClientFactories = Record<Binding, Record<ProtocolVersion, ClientFactory>>;
 
 export class UpstreamRegistry {
   private readonly pools = new Map<string, Pool>();
@@ -41,7 +43,7 @@ export class UpstreamRegistry {
   private onClosed: (() => void) | undefined;
 
   constructor(
-    private readonly factories: Record<Binding, ClientFactory>,
+    private readonly factories: ClientFactories,
     /** Connections per HTTP origin (undici Pool `connections`). */
     private readonly maxConnections: number,
   ) {}
@@ -77,10 +79,10 @@ export class UpstreamRegistry {
 
   /** The client for an upstream interface with a route's settings. */
   client(binding: Binding, target: UpstreamTarget): UpstreamClient {
-    const key = `${binding} ${target.url} ${target.timeoutMs} ${target.maxSseEventBytes} ${tlsKey(target.tls)}`;
+    const key = `${binding} ${target.version} ${target.url} ${target.timeoutMs} ${target.maxSseEventBytes} ${tlsKey(target.tls)}`;
     let c = this.clients.get(key);
     if (!c) {
-      c = this.factories[binding](target, this);
+      c = this.factories[binding][target.version](target, this);
       this.clients.set(key, c);
     }
     return c;

@@ -179,7 +179,7 @@ t.test('notifications and batches (JSON-RPC 2.0 §6)', async (tt) => {
 });
 
 t.test('unknown method', async (tt) => {
-  const rpc = await post('/good', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: {} }));
+  const rpc = await post('/good', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/frobnicate', params: {} }));
   tt.equal(((rpc.json as JsonObject).error as JsonObject).code, -32601, 'JSON-RPC -32601');
   const rest = await request(`${gw.httpUrl}/good/good/no/such/thing`, { headers: { 'a2a-version': '1.0' } });
   const body = (await rest.body.json()) as { error: JsonObject };

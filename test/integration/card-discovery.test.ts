@@ -52,7 +52,7 @@ const fallback = await cardServer(
   ]),
 );
 const oldVersions = await cardServer(
-  cardWith([{ url: plain.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }]),
+  cardWith([{ url: plain.jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.2' }]),
 );
 
 // Keys: the upstream's (signs its card with the SDK) and the gateway's (re-signs).
@@ -160,8 +160,11 @@ t.teardown(async () => {
 
 const send = (prefix: string) =>
   CALLERS.JSONRPC(gw, 'SendMessage', { message: userMessage('hello') }, { tenant: '', prefix });
+/** The served card as a 1.x caller gets it (one without A2A-Version gets the 0.3 shape: bridge-cards.test.ts). */
 const served = async (prefix: string) => {
-  const res = await request(`${gw.httpUrl}${prefix}/.well-known/agent-card.json`);
+  const res = await request(`${gw.httpUrl}${prefix}/.well-known/agent-card.json`, {
+    headers: { 'a2a-version': '1.0' },
+  });
   return { status: res.statusCode, json: (await res.body.json()) as JsonObject };
 };
 const reason = (r: { details?: JsonObject[] }) => r.details?.find((d) => d.reason)?.reason;
@@ -264,7 +267,7 @@ t.test('unary fallback to the next interface when one refuses the connection', a
 t.test('a card offering only versions the gateway cannot speak', async (tt) => {
   const r = await send('/old');
   tt.equal(reason(r), 'UPSTREAM_UNAVAILABLE');
-  tt.match(r.message, 'protocol version 0.3 not spoken');
+  tt.match(r.message, 'protocol version 0.2 not spoken');
 });
 
 t.test('signatures: dropped, re-signed, verified', async (tt) => {

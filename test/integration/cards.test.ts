@@ -84,7 +84,9 @@ async function card(
   return { status: res.statusCode, headers: res.headers, ...(text ? { json: JSON.parse(text) as JsonObject } : {}) };
 }
 
-const ifaces = (c: JsonObject | undefined) => (c?.supportedInterfaces ?? []) as JsonObject[];
+/** The card's 1.0 interfaces (the 0.3 ones the bridge adds are checked in bridge-cards.test.ts). */
+const ifaces = (c: JsonObject | undefined) =>
+  ((c?.supportedInterfaces ?? []) as JsonObject[]).filter((i) => i.protocolVersion === '1.0');
 
 t.test('interfaces: one per binding, upstream order first, tenant, version', async (tt) => {
   // The GRPC-only agent publishes no card here: a route without card source serves a minimal one.

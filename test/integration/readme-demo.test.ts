@@ -83,7 +83,9 @@ t.test('npm start serves the gRPC-only demo agent as the README shows', async (t
   }
   const [card, rest, rpc, got, missing] = answers as Array<Record<string, any>>;
   tt.same(
-    card!.supportedInterfaces.map((i: { protocolBinding: string }) => i.protocolBinding),
+    card!.supportedInterfaces
+      .filter((i: { protocolVersion: string }) => i.protocolVersion === '1.0')
+      .map((i: { protocolBinding: string }) => i.protocolBinding),
     ['GRPC', 'JSONRPC', 'HTTP+JSON'],
     "the card: the agent's own binding first, then the gateway's others",
   );

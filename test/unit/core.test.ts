@@ -39,17 +39,19 @@ const headersOf =
   (name: string): string | undefined =>
     h[name];
 
-t.test('A2A-Version: Major.Minor, patch ignored, empty is 0.3', async (tt) => {
+t.test('A2A-Version: Major.Minor, patch ignored, empty is 0.3 (spoken through the bridge)', async (tt) => {
   tt.equal(negotiateVersion('1.0'), '1.0');
   tt.equal(negotiateVersion('1.0.2'), '1.0', 'patch ignored');
   tt.equal(negotiateVersion(' 1.1 '), '1.1', 'a later 1.x minor is accepted');
-  for (const bad of [undefined, '', '0.3', '2.0', 'v1', '1', '1.0.0.0']) {
+  tt.equal(negotiateVersion('0.3'), '0.3', '0.3 is spoken');
+  tt.equal(negotiateVersion('0.3.14'), '0.3', '0.3 patch ignored');
+  for (const empty of [undefined, '', '  ']) {
+    tt.equal(negotiateVersion(empty), '0.3', `${JSON.stringify(empty)} is read as 0.3 (§3.6.2)`);
+  }
+  for (const bad of ['0.2', '2.0', 'v1', '1', '1.0.0.0']) {
     const e = a2aError(tt, () => negotiateVersion(bad), `${String(bad)} refused`);
     tt.equal(e.errorName, 'VERSION_NOT_SUPPORTED', `${String(bad)} → VersionNotSupported`);
-  }
-  for (const empty of [undefined, '', '  ']) {
-    const e = a2aError(tt, () => negotiateVersion(empty), `${JSON.stringify(empty)} refused`);
-    tt.match(e.message, /version 0\.3 is not supported/, `${JSON.stringify(empty)} is read as 0.3 (§3.6.2)`);
+    tt.match(e.details[0]?.metadata, { supportedVersions: '1.0, 0.3' }, 'naming what is spoken');
   }
 });
 
@@ -73,9 +75,14 @@ t.test('service parameters in and out', async (tt) => {
     'the A2A-Version query parameter counts (§3.6.1)',
   );
   tt.equal(
-    a2aError(tt, () => versionOf(() => undefined, undefined), 'neither').errorName,
-    'VERSION_NOT_SUPPORTED',
-    'neither header nor query parameter: 0.3, refused',
+    versionOf(() => undefined, undefined),
+    '0.3',
+    'neither header nor query parameter: 0.3 (§3.6.2)',
+  );
+  tt.same(
+    extensionsOf(headersOf({ 'x-a2a-extensions': 'urn:old' }), '0.3'),
+    ['urn:old'],
+    "a 0.3 caller's X-A2A-Extensions",
   );
   tt.same(extensionsOf(header), ['urn:a', 'urn:b', 'urn:c'], 'A2A-Extensions split, trimmed, empties dropped');
   tt.same(

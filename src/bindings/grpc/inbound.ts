@@ -1,5 +1,6 @@
 // gRPC inbound (spec §10): the lf.a2a.v1.A2AService service on the gateway's
-// gRPC port, unary and server-streaming (§10.7). Each call goes through the
+// gRPC port — and a2a.v1.A2AService for A2A 0.3 callers (dialects.ts, bridge
+// §1) — unary and server-streaming (§10.7). Each call goes through the
 // pipeline: the method comes from the service path and the tenant is read
 // from the request bytes without decoding them (service.ts), so the route is
 // chosen and the caller authenticated before the request is decoded (by the
@@ -8,26 +9,28 @@
 // (§10.6). A pass-through route gets the bytes as they came, over the
 // generation's channel to the agent, and its status and trailers back as is.
 import * as grpc from '@grpc/grpc-js';
-import { fromBinary, toBinary, type DescMessage, type Message } from '@bufbuild/protobuf';
-import { METHODS, type AnyRequest, type MethodInfo } from '../../core/methods.js';
+import type { Message } from '@bufbuild/protobuf';
+import type { AnyRequest, MethodInfo } from '../../core/methods.js';
 import { A2AError, asA2AError } from '../../errors/a2a-error.js';
 import type { HeaderGetter, RequestView } from '../../http/request.js';
-import type { Answer, Call, RelayTarget } from '../../pipeline/call.js';
+import type { Call } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import type { RouteTable } from '../../routing/generation.js';
 import { fromNodeCertificate } from '../../tls/peer-certificate.js';
 import { drained } from '../../util/drained.js';
-import { grpcAddress } from './outbound.js';
-import { A2A_SERVICE, identity, peekTenant } from './service.js';
-import { fromServiceError, toServiceError } from './status.js';
+import { GRPC_DIALECTS, type GrpcDialect } from './dialects.js';
+import { relay } from './relay.js';
+import { identity } from './service.js';
 
 type GrpcCall = grpc.ServerUnaryCall<Buffer, Buffer> | grpc.ServerWritableStream<Buffer, Buffer>;
-let nextId = 0;
-
-function encode(schema: DescMessage, message: Message): Buffer {
-  const bytes = toBinary(schema, message);
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** One rpc of one served service. */
+interface Rpc {
+  d: GrpcDialect;
+  rpc: string;
+  info: MethodInfo;
+  path: string;
 }
+let nextId = 0;
 
 /** "ipv4:127.0.0.1:5000" / "ipv6:[::1]:5000" → the address. */
 function peerAddress(peer: string): string | undefined {
@@ -52,60 +55,24 @@ function viewOf(call: GrpcCall, header: HeaderGetter): RequestView {
   };
 }
 
-/** The upstream's own status, kept for the caller as it came. */
-function relayed(e: grpc.ServiceError): A2AError {
-  const err = fromServiceError(e);
-  err.relayed = { code: e.code, details: e.details, metadata: e.metadata };
-  return err;
-}
-
-/** Pass-through: the request bytes to the same method of the route's gRPC agent. */
-function relay(info: MethodInfo, bytes: Buffer, target: RelayTarget): Promise<Answer> {
-  const channel = target.generation.upstreams.grpcChannel(grpcAddress(target.url), target.route.upstream.tls);
-  const md = new grpc.Metadata();
-  for (const [k, v] of Object.entries(target.headers)) md.set(k, v);
-  const path = `/${A2A_SERVICE}/${info.name}`;
-  if (info.streaming) {
-    const call = channel.makeServerStreamRequest<Buffer, Buffer>(path, identity, identity, bytes, md, {});
-    target.signal.addEventListener('abort', () => call.cancel(), { once: true });
-    async function* messages(): AsyncGenerator<Buffer> {
-      try {
-        for await (const m of call as AsyncIterable<Buffer>) yield m;
-      } catch (e) {
-        throw relayed(e as grpc.ServiceError);
-      } finally {
-        call.cancel();
-      }
-    }
-    return Promise.resolve({ kind: 'relayStream', messages: messages() });
-  }
-  return new Promise((resolve, reject) => {
-    const call = channel.makeUnaryRequest<Buffer, Buffer>(
-      path,
-      identity,
-      identity,
-      bytes,
-      md,
-      { deadline: Date.now() + target.route.timeoutMs },
-      (err, value) => (err ? reject(relayed(err)) : resolve({ kind: 'relayUnary', bytes: value ?? Buffer.alloc(0) })),
-    );
-    target.signal.addEventListener('abort', () => call.cancel(), { once: true });
-  });
-}
-
 export class GrpcInbound {
   constructor(
     private readonly pipeline: Pipeline,
     private readonly table: RouteTable,
   ) {}
 
-  /** The service definition and handlers to add to a grpc.Server. */
-  service(): { definition: grpc.ServiceDefinition; handlers: grpc.UntypedServiceImplementation } {
+  /** The services (1.0 and 0.3) with their definitions and handlers, to add to a grpc.Server. */
+  services(): Array<{ definition: grpc.ServiceDefinition; handlers: grpc.UntypedServiceImplementation }> {
+    return GRPC_DIALECTS.map((d) => this.service(d));
+  }
+
+  private service(d: GrpcDialect): { definition: grpc.ServiceDefinition; handlers: grpc.UntypedServiceImplementation } {
     const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
     const handlers: grpc.UntypedServiceImplementation = {};
-    for (const info of METHODS.values()) {
-      definition[info.name] = {
-        path: `/${A2A_SERVICE}/${info.name}`,
+    for (const { rpc, info } of d.rpcs) {
+      const path = `/${d.service}/${rpc}`;
+      definition[rpc] = {
+        path,
         requestStream: false,
         responseStream: info.streaming,
         requestSerialize: identity,
@@ -113,19 +80,21 @@ export class GrpcInbound {
         responseSerialize: identity,
         responseDeserialize: identity,
       };
-      handlers[info.name] = info.streaming
-        ? (call: grpc.ServerWritableStream<Buffer, Buffer>) => void this.serverStream(info, call)
+      const m: Rpc = { d, rpc, info, path };
+      handlers[rpc] = info.streaming
+        ? (call: grpc.ServerWritableStream<Buffer, Buffer>) => void this.serverStream(m, call)
         : (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
-            this.unary(info, call).then(
+            this.unary(m, call).then(
               (bytes) => callback(null, bytes),
-              (e: unknown) => callback(toServiceError(asA2AError(e)) as grpc.ServiceError),
+              (e: unknown) => callback(d.error(asA2AError(e)) as grpc.ServiceError),
             );
           };
     }
     return { definition, handlers };
   }
 
-  private callOf(info: MethodInfo, call: GrpcCall): Call {
+  private callOf(m: Rpc, call: GrpcCall): Call {
+    const { d, rpc, info, path } = m;
     const abort = new AbortController();
     call.on('cancelled', () => abort.abort());
     const header = headerGetter(call.metadata);
@@ -134,7 +103,7 @@ export class GrpcInbound {
     const bytes = call.request;
     const started = process.hrtime.bigint();
     const requestId = `grpc-${++nextId}`;
-    const tenant = peekTenant(info, bytes);
+    const tenant = d.tenant(info, bytes);
     if (tenant === undefined) {
       const err = A2AError.of('PARSE_ERROR', `request is not a valid ${info.requestSchema.name}`);
       this.pipeline.rejected({ inbound: 'GRPC', requestId, started }, err);
@@ -149,50 +118,42 @@ export class GrpcInbound {
       generation,
       candidates: generation.router.grpcCandidates(view.host),
       method: info,
+      dialect: d.version,
       tenant,
       request: {
         size: bytes.length,
-        decode: (): AnyRequest => {
-          try {
-            return fromBinary(info.requestSchema, bytes) as AnyRequest;
-          } catch (e) {
-            throw A2AError.of(
-              'PARSE_ERROR',
-              `request is not a valid ${info.requestSchema.name}: ${(e as Error).message}`,
-            );
-          }
-        },
-        relay: (target) => relay(info, bytes, target),
+        decode: (): AnyRequest => d.decode(rpc, info, bytes),
+        relay: (target) => relay(path, info.streaming, bytes, target),
       },
     };
   }
 
-  private async unary(info: MethodInfo, call: grpc.ServerUnaryCall<Buffer, Buffer>): Promise<Buffer> {
-    const answer = await this.pipeline.run(this.callOf(info, call));
+  private async unary(m: Rpc, call: grpc.ServerUnaryCall<Buffer, Buffer>): Promise<Buffer> {
+    const answer = await this.pipeline.run(this.callOf(m, call));
     if (answer.kind === 'relayUnary') return answer.bytes;
     if (answer.kind !== 'unary') throw new Error(`unexpected ${answer.kind} answer`);
-    return encode(info.responseSchema, answer.response);
+    return m.d.encode(m.rpc, m.info, answer.response);
   }
 
   /**
    * §10.7: each event written as it arrives; the next one pulled only when
    * grpc-js took the last (write() false → wait for 'drain'); a failure at any
-   * point ends the call with its status and grpc-status-details-bin.
+   * point ends the call with its status (and, in 1.0, grpc-status-details-bin).
    */
-  private async serverStream(info: MethodInfo, call: grpc.ServerWritableStream<Buffer, Buffer>): Promise<void> {
+  private async serverStream(m: Rpc, call: grpc.ServerWritableStream<Buffer, Buffer>): Promise<void> {
     try {
-      const answer = await this.pipeline.run(this.callOf(info, call));
+      const answer = await this.pipeline.run(this.callOf(m, call));
       if (answer.kind !== 'stream' && answer.kind !== 'relayStream')
         throw new Error(`unexpected ${answer.kind} answer`);
       const messages: AsyncIterable<Buffer | Message> = answer.kind === 'relayStream' ? answer.messages : answer.events;
-      for await (const m of messages) {
+      for await (const msg of messages) {
         if (call.cancelled) return;
-        const bytes = Buffer.isBuffer(m) ? m : encode(info.responseSchema, m);
+        const bytes = Buffer.isBuffer(msg) ? msg : m.d.encode(m.rpc, m.info, msg);
         if (!call.write(bytes)) await drained(call, 'cancelled');
       }
       if (!call.cancelled) call.end();
     } catch (e) {
-      if (!call.cancelled) call.emit('error', toServiceError(asA2AError(e)));
+      if (!call.cancelled) call.emit('error', m.d.error(asA2AError(e)));
     }
   }
 }

@@ -21,10 +21,27 @@ export function grpcAddress(url: string): string {
   return url.replace(/^grpcs?:\/\//, '').replace(/\/+$/, '');
 }
 
-function decode(info: MethodInfo, bytes: Buffer | undefined): AnyResponse {
+/** What differs between A2A versions on gRPC: the service path, the messages, the error statuses. */
+export interface GrpcUpstreamDialect {
+  path(info: MethodInfo): string;
+  encode(info: MethodInfo, env: Envelope): Uint8Array;
+  decode(info: MethodInfo, bytes: Uint8Array): AnyResponse;
+  error(info: MethodInfo, e: grpc.ServiceError): A2AError;
+}
+
+/** A2A 1.0: lf.a2a.v1.A2AService, the generated codec, status + grpc-status-details-bin (§10.6). */
+export const GRPC_V1: GrpcUpstreamDialect = {
+  path: (info) => `/${A2A_SERVICE}/${info.name}`,
+  encode: (info, env) => toBinary(info.requestSchema, requestOf(env)),
+  decode: (info, bytes) => fromBinary(info.responseSchema, bytes) as AnyResponse,
+  error: (_info, e) => fromServiceError(e),
+};
+
+function decode(dialect: GrpcUpstreamDialect, info: MethodInfo, bytes: Buffer | undefined): AnyResponse {
   try {
-    return fromBinary(info.responseSchema, bytes ?? Buffer.alloc(0)) as AnyResponse;
+    return dialect.decode(info, bytes ?? Buffer.alloc(0));
   } catch (e) {
+    if (e instanceof A2AError) throw e;
     throw A2AError.of(
       'INVALID_AGENT_RESPONSE',
       `upstream sent an undecodable ${info.responseSchema.name}: ${(e as Error).message}`,
@@ -38,17 +55,18 @@ export class GrpcUpstream implements UpstreamClient {
   constructor(
     private readonly target: UpstreamTarget,
     upstreams: UpstreamRegistry,
+    private readonly dialect: GrpcUpstreamDialect = GRPC_V1,
   ) {
     this.client = upstreams.grpcChannel(grpcAddress(target.url), target.tls);
   }
 
   private call(env: Envelope): { info: MethodInfo; path: string; body: Buffer; metadata: grpc.Metadata } {
     const info = methodOf(env);
-    const bytes = toBinary(info.requestSchema, requestOf(env));
+    const bytes = this.dialect.encode(info, env);
     const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const metadata = new grpc.Metadata();
     for (const [k, v] of Object.entries(upstreamHeaders(env.serviceParameters))) metadata.set(k, v);
-    return { info, path: `/${A2A_SERVICE}/${info.name}`, body, metadata };
+    return { info, path: this.dialect.path(info), body, metadata };
   }
 
   unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse> {
@@ -63,9 +81,9 @@ export class GrpcUpstream implements UpstreamClient {
         { deadline: Date.now() + this.target.timeoutMs },
         (err, value) => {
           signal.removeEventListener('abort', onAbort);
-          if (err) return reject(fromServiceError(err));
+          if (err) return reject(this.dialect.error(info, err));
           try {
-            resolve(decode(info, value));
+            resolve(decode(this.dialect, info, value));
           } catch (e) {
             reject(e);
           }
@@ -82,10 +100,11 @@ export class GrpcUpstream implements UpstreamClient {
     const onAbort = (): void => call.cancel();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      for await (const bytes of call as AsyncIterable<Buffer>) yield decode(info, bytes) as StreamResponse;
+      for await (const bytes of call as AsyncIterable<Buffer>)
+        yield decode(this.dialect, info, bytes) as StreamResponse;
     } catch (e) {
       if (e instanceof A2AError) throw e;
-      throw fromServiceError(e as grpc.ServiceError);
+      throw this.dialect.error(info, e as grpc.ServiceError);
     } finally {
       signal.removeEventListener('abort', onAbort);
       call.cancel();

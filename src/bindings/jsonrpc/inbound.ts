@@ -8,8 +8,13 @@
 // text/event-stream whose events are JSON-RPC responses with the request's id;
 // an error before the first event is a plain JSON-RPC error, one after it a
 // final `event: error` response. A pass-through route gets the body as it came.
+// A 0.3 method name (`message/send`, …) is a 0.3 call: read and answered in
+// the 0.3 dialect through the bridge (compat/v0_3), the same envelope inside.
 import type { RouteConfig } from '../../config/types.js';
-import { methodByName, type AnyRequest } from '../../core/methods.js';
+import { methodByName, methodInfo, type AnyRequest, type AnyResponse, type MethodInfo } from '../../core/methods.js';
+import { errorToV03, eventToV03, requestFromV03, resultToV03 } from '../../compat/v0_3/jsonrpc-dialect.js';
+import { isV03JsonRpcMethod, v03ByJsonRpc } from '../../compat/v0_3/methods.js';
+import type { ProtocolVersion } from '../../config/types.js';
 import { A2AError, asA2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { errorHeaders } from '../../http/error-headers.js';
@@ -21,17 +26,44 @@ import type { Pipeline } from '../../pipeline/pipeline.js';
 import { readJson, writeJson, isObject, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
 import type { Generation } from '../../routing/generation.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
-import { errorResponse, httpStatusOf, resultResponse, type JsonRpcId } from './wire.js';
+import { errorObject, httpStatusOf, type JsonRpcId } from './wire.js';
 
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
 const HEADERS = { 'content-type': 'application/json' };
+
+/** How results, events and errors are written for a caller of one A2A version (0.3 through the bridge). */
+interface Dialect {
+  result(info: MethodInfo, response: AnyResponse): Json;
+  event(event: StreamResponse): Json;
+  error(err: A2AError): JsonObject;
+}
+
+const DIALECTS: Record<ProtocolVersion, Dialect> = {
+  '1.0': {
+    result: (info, response) => writeJson(info.responseSchema, response),
+    event: (event) => writeJson(methodInfo('SendStreamingMessage').responseSchema, event),
+    error: errorObject,
+  },
+  '0.3': {
+    result: (info, response) => resultToV03(info.name, response),
+    event: (event) => eventToV03(event),
+    error: errorToV03,
+  },
+};
+
+const resultResponse = (id: JsonRpcId, result: Json): JsonObject => ({ jsonrpc: '2.0', id, result });
+const errorResponse = (id: JsonRpcId, err: A2AError, dialect: ProtocolVersion = '1.0'): JsonObject => ({
+  jsonrpc: '2.0',
+  id,
+  error: DIALECTS[dialect].error(err),
+});
 
 function answer(status: number, body: Json | undefined): HttpAnswer {
   return body === undefined ? { status: 204, headers: {} } : { status, headers: HEADERS, body: JSON.stringify(body) };
 }
 
-function errorAnswer(id: JsonRpcId, err: A2AError): HttpAnswer {
-  const a = answer(httpStatusOf(err), errorResponse(id, err));
+function errorAnswer(id: JsonRpcId, err: A2AError, dialect: ProtocolVersion = '1.0'): HttpAnswer {
+  const a = answer(httpStatusOf(err), errorResponse(id, err, dialect));
   return { ...a, headers: { ...a.headers, ...errorHeaders(err) } };
 }
 
@@ -74,14 +106,13 @@ export class JsonRpcInbound {
     try {
       result = await this.pipeline.run(f.call);
     } catch (e) {
-      return f.hasId ? errorAnswer(f.id, asA2AError(e)) : answer(200, undefined);
+      return f.hasId ? errorAnswer(f.id, asA2AError(e), f.call.dialect) : answer(200, undefined);
     }
     if (result.kind === 'relayHttp') return { status: result.status, headers: result.headers, relay: result.body };
     if (result.kind === 'stream') return this.stream(f, result.events);
     if (result.kind !== 'unary') throw new Error(`unexpected ${result.kind} answer`);
-    return f.hasId
-      ? answer(200, resultResponse(f.id, writeJson(f.call.method.responseSchema, result.response)))
-      : answer(200, undefined);
+    const written = DIALECTS[f.call.dialect].result(f.call.method, result.response);
+    return f.hasId ? answer(200, resultResponse(f.id, written)) : answer(200, undefined);
   }
 
   private frame(
@@ -109,7 +140,10 @@ export class JsonRpcInbound {
       const why = 'Request payload validation error: expected {"jsonrpc":"2.0","method":string,"id"?,"params"?}';
       return fail(A2AError.of('INVALID_REQUEST', why), true);
     }
-    const info = methodByName(req.method);
+    // the method names of A2A 0.3 and 1.0 are disjoint: a 0.3 name is a 0.3 call (bridge §1)
+    const v03 = isV03JsonRpcMethod(req.method) ? v03ByJsonRpc(req.method) : undefined;
+    const dialect: ProtocolVersion = v03 ? '0.3' : '1.0';
+    const info = v03 ? methodInfo(v03.method) : methodByName(req.method);
     if (!info) return fail(A2AError.of('METHOD_NOT_FOUND', `Method not found: ${req.method.slice(0, 100)}`));
     if (info.streaming && (inBatch || !hasId)) {
       return fail(A2AError.of('INVALID_REQUEST', `${info.name} streams its answer: send it alone, with an id`), true);
@@ -118,12 +152,14 @@ export class JsonRpcInbound {
     if (params !== undefined && !isObject(params)) {
       return fail(A2AError.invalidParams([{ field: 'params', description: 'params must be an object' }]));
     }
-    const tenant = typeof params?.tenant === 'string' ? params.tenant : '';
+    const tenant = typeof params?.tenant === 'string' && !v03 ? params.tenant : '';
     const body = http.body;
+    const name = req.method;
     const request: InboundRequest = {
       size: body?.length ?? 0,
       decode: () => {
         try {
+          if (v03) return requestFromV03(name, params);
           return readJson(info.requestSchema, params ?? {}) as AnyRequest;
         } catch (e) {
           if (e instanceof ProtoJsonError) throw A2AError.invalidParams(e.violations);
@@ -154,6 +190,7 @@ export class JsonRpcInbound {
       generation,
       candidates,
       method: info,
+      dialect,
       tenant,
       request,
     };
@@ -166,9 +203,10 @@ export class JsonRpcInbound {
     try {
       const result = await this.pipeline.run(f.call);
       if (result.kind !== 'unary') throw new Error(`unexpected ${result.kind} answer in a batch`);
-      return f.hasId ? resultResponse(f.id, writeJson(f.call.method.responseSchema, result.response)) : undefined;
+      const written = DIALECTS[f.call.dialect].result(f.call.method, result.response);
+      return f.hasId ? resultResponse(f.id, written) : undefined;
     } catch (e) {
-      return f.hasId ? errorResponse(f.id, asA2AError(e)) : undefined;
+      return f.hasId ? errorResponse(f.id, asA2AError(e), f.call.dialect) : undefined;
     }
   }
 
@@ -176,13 +214,13 @@ export class JsonRpcInbound {
     f: Extract<Framed, { done: false }>,
     events: AsyncIterable<StreamResponse>,
   ): Promise<HttpAnswer> {
-    const schema = f.call.method.responseSchema;
+    const d = f.call.dialect;
     const opened = await openSse(
       events,
-      (event) => ({ data: JSON.stringify(resultResponse(f.id, writeJson(schema, event))) }),
-      (err) => ({ event: 'error', data: JSON.stringify(errorResponse(f.id, err)) }),
+      (event) => ({ data: JSON.stringify(resultResponse(f.id, DIALECTS[d].event(event))) }),
+      (err) => ({ event: 'error', data: JSON.stringify(errorResponse(f.id, err, d)) }),
       f.call.route!.sseKeepAliveMs,
     );
-    return opened.ok ? opened.answer : errorAnswer(f.id, opened.error);
+    return opened.ok ? opened.answer : errorAnswer(f.id, opened.error, d);
   }
 }

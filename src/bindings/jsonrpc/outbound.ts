@@ -2,7 +2,9 @@
 // "params"} to the agent's endpoint over the generation's keep-alive pool,
 // with the service parameters as headers (§9.2), and reads `result` or
 // `error` (§9.5). Streams (§9.4.2, §9.4.6) are SSE whose events are JSON-RPC
-// responses; an error before the stream is a plain JSON-RPC error body.
+// responses; an error before the stream is a plain JSON-RPC error body. The
+// method names and the shapes of params, results and errors are the
+// dialect's: 1.0 here, 0.3 through the bridge (outbound-v0_3.ts).
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
 import { responseFromJson } from '../../core/response.js';
@@ -17,6 +19,23 @@ import { readErrorObject } from './wire.js';
 
 type RpcResponse = { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: unknown };
 
+/** What differs between A2A versions on JSON-RPC: method names, params, results, events, errors. */
+export interface JsonRpcDialect {
+  /** The JSON-RPC method name (throws UNSUPPORTED_OPERATION for a method the version lacks). */
+  method(info: MethodInfo): string;
+  params(info: MethodInfo, env: Envelope): unknown;
+  result(info: MethodInfo, result: unknown): AnyResponse;
+  error(error: unknown): A2AError | undefined;
+}
+
+/** A2A 1.0: the method's name, ProtoJSON params and results, errors with google.rpc details (§9.5). */
+export const JSONRPC_V1: JsonRpcDialect = {
+  method: (info) => info.name,
+  params: (info, env) => writeJson(info.requestSchema, requestOf(env)),
+  result: (info, result) => responseFromJson(info, result),
+  error: readErrorObject,
+};
+
 export class JsonRpcUpstream implements UpstreamClient {
   private readonly pool: HttpPool;
   private readonly path: string;
@@ -25,6 +44,7 @@ export class JsonRpcUpstream implements UpstreamClient {
   constructor(
     private readonly target: UpstreamTarget,
     upstreams: UpstreamRegistry,
+    private readonly dialect: JsonRpcDialect = JSONRPC_V1,
   ) {
     this.pool = new HttpPool(target, upstreams);
     const u = new URL(target.url);
@@ -32,12 +52,13 @@ export class JsonRpcUpstream implements UpstreamClient {
   }
 
   private request(env: Envelope, info: MethodInfo, id: number, accept: string): HttpRequestOptions {
-    const params = writeJson(info.requestSchema, requestOf(env));
+    const method = this.dialect.method(info);
+    const params = this.dialect.params(info, env);
     return {
       method: 'POST',
       path: this.path,
       headers: { ...upstreamHeaders(env.serviceParameters), 'content-type': 'application/json', accept },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: info.name, params }),
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }),
     };
   }
 
@@ -54,13 +75,18 @@ export class JsonRpcUpstream implements UpstreamClient {
     }
     if (json.error !== undefined) {
       throw (
-        readErrorObject(json.error) ??
+        this.dialect.error(json.error) ??
         A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent a malformed JSON-RPC error object')
       );
     }
     if (!('result' in json))
       throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream JSON-RPC response has neither result nor error');
-    return responseFromJson(info, json.result);
+    try {
+      return this.dialect.result(info, json.result);
+    } catch (e) {
+      if (e instanceof A2AError) throw e;
+      throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered ${info.name} with ${(e as Error).message}`);
+    }
   }
 
   async unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse> {

@@ -8,13 +8,14 @@
 // pass-through route gets the call as it came (A2A operations only).
 import type { DescMessage } from '@bufbuild/protobuf';
 import type { RouteConfig } from '../../config/types.js';
-import type { AnyRequest, MethodInfo } from '../../core/methods.js';
+import { methodInfo, type AnyRequest, type MethodInfo } from '../../core/methods.js';
 import { A2AError, asA2AError } from '../../errors/a2a-error.js';
 import { errorHeaders } from '../../http/error-headers.js';
 import { parseJsonBody } from '../../http/json-body.js';
 import { mediaType, type HttpAnswer, type HttpCall } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
-import type { Call } from '../../pipeline/call.js';
+import type { Answer, Call, RelayTarget } from '../../pipeline/call.js';
+import { speaksV03, v03Answer, v03Error, v03Operation } from './inbound-v0_3.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { isObject, readJson, writeJson, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
 import type { Generation } from '../../routing/generation.js';
@@ -80,25 +81,70 @@ function requestJson(http: HttpCall, info: MethodInfo, params: Record<string, st
   return { ...json, ...params };
 }
 
+/** Pass-through: the call as it came (an A2A operation's path below the prefix) to the route's REST base. */
+function relayRest(http: HttpCall, target: RelayTarget): Promise<Answer> {
+  const base = upstreamUrl(target).pathname.replace(/\/+$/, '');
+  const query = new URLSearchParams(http.query);
+  const apiKey = target.route.auth?.apiKey;
+  if (apiKey?.location === 'query' && target.route.upstream.credentials.mode !== 'forward') query.delete(apiKey.name);
+  const qs = query.toString();
+  const passed: Record<string, string> = {};
+  for (const h of ['content-type', 'accept']) {
+    const v = http.header(h);
+    if (v !== undefined) passed[h] = v;
+  }
+  return forwardHttp(target, {
+    method: http.method,
+    path: `${base}${http.path}${qs ? `?${qs}` : ''}`,
+    body: http.body,
+    passed,
+  });
+}
+
 export class RestInbound {
   constructor(private readonly pipeline: Pipeline) {}
 
+  /** What every REST call carries, whatever its version. */
+  private head(http: HttpCall, candidates: readonly RouteConfig[], generation: Generation, started: bigint) {
+    return {
+      inbound: 'HTTP+JSON' as const,
+      requestId: http.requestId,
+      signal: http.signal,
+      view: http.view,
+      started,
+      generation,
+      candidates,
+    };
+  }
+
   async handle(http: HttpCall, candidates: readonly RouteConfig[], generation: Generation): Promise<HttpAnswer> {
     const started = process.hrtime.bigint();
+    const relay = (target: RelayTarget): Promise<Answer> => relayRest(http, target);
+    // a `/v1/...` call of a 0.3 caller is the 0.3 operation (bridge §1); with A2A-Version 1.x, `v1` is a tenant
+    const v03 = speaksV03(http) ? v03Operation(http) : undefined;
+    if (v03) {
+      const call: Call = {
+        ...this.head(http, candidates, generation, started),
+        method: methodInfo(v03.info.method),
+        dialect: '0.3',
+        tenant: '',
+        request: { ...v03.request, relay },
+      };
+      try {
+        return await v03Answer(v03.info, await this.pipeline.run(call), call.route?.sseKeepAliveMs ?? 0);
+      } catch (e) {
+        return v03Error(asA2AError(e));
+      }
+    }
     let call: Call;
     try {
       const { match } = matchRestPath(http.method, http.path);
       if (!match) throw A2AError.of('METHOD_NOT_FOUND', `no A2A operation at ${http.method} ${http.path || '/'}`);
       const info = match.route.method;
       call = {
-        inbound: 'HTTP+JSON',
-        requestId: http.requestId,
-        signal: http.signal,
-        view: http.view,
-        started,
-        generation,
-        candidates,
+        ...this.head(http, candidates, generation, started),
         method: info,
+        dialect: '1.0',
         tenant: match.params.tenant ?? '',
         request: {
           size: http.body?.length ?? 0,
@@ -110,21 +156,7 @@ export class RestInbound {
               throw e;
             }
           },
-          relay: (target) => {
-            const base = upstreamUrl(target).pathname.replace(/\/+$/, '');
-            const query = new URLSearchParams(http.query);
-            const apiKey = target.route.auth?.apiKey;
-            if (apiKey?.location === 'query' && target.route.upstream.credentials.mode !== 'forward')
-              query.delete(apiKey.name);
-            const qs = query.toString();
-            const passed: Record<string, string> = {};
-            for (const h of ['content-type', 'accept']) {
-              const v = http.header(h);
-              if (v !== undefined) passed[h] = v;
-            }
-            const path = `${base}${http.path}${qs ? `?${qs}` : ''}`;
-            return forwardHttp(target, { method: http.method, path, body: http.body, passed });
-          },
+          relay,
         },
       };
     } catch (e) {

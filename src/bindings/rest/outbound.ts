@@ -41,17 +41,21 @@ function queryString(json: JsonObject, skip: Set<string>): string {
   return s ? `?${s}` : '';
 }
 
-export class RestUpstream implements UpstreamClient {
-  private readonly pool: HttpPool;
+/** What differs between A2A versions on REST: paths and bodies, answers, stream events and errors. */
+export interface RestDialect {
+  /** The request for the method, its path below the upstream's base path. */
+  request(env: Envelope, info: MethodInfo): { verb: string; path: string; body?: string };
+  /** A 2xx answer's JSON (undefined: no body) → the typed response. */
+  answer(info: MethodInfo, json: unknown): AnyResponse;
+  /** A non-2xx answer → the error. */
+  error(status: number, json: unknown): A2AError;
+  /** One SSE event (its `event:` name and parsed data) → a stream event, or the error it carries. */
+  event(info: MethodInfo, name: string | undefined, json: unknown): StreamResponse;
+}
 
-  constructor(
-    private readonly target: UpstreamTarget,
-    upstreams: UpstreamRegistry,
-  ) {
-    this.pool = new HttpPool(target, upstreams);
-  }
-
-  private request(env: Envelope, info: MethodInfo, accept: string): HttpRequestOptions {
+/** A2A 1.0: a2a.proto's google.api.http rules (§11.3), ProtoJSON bodies, google.rpc.Status errors (§11.6). */
+export const REST_V1: RestDialect = {
+  request(env, info) {
     const json = writeJson(info.requestSchema, requestOf(env)) as JsonObject;
     const rule = chooseRule(info, typeof json.tenant === 'string' ? json.tenant : '');
     const bound = new Set<string>();
@@ -62,28 +66,68 @@ export class RestUpstream implements UpstreamClient {
       const value: Json | undefined = json[field];
       path = path.replace(v.text, pathSegment(typeof value === 'string' ? value : ''));
     }
-    const hasBody = rule.body !== undefined;
     const inQuery = rule.verb === 'GET' || rule.verb === 'DELETE';
     return {
-      method: rule.verb,
-      path: `${this.pool.basePath}${path}${inQuery ? queryString(json, bound) : ''}`,
+      verb: rule.verb,
+      path: `${path}${inQuery ? queryString(json, bound) : ''}`,
+      ...(rule.body !== undefined ? { body: JSON.stringify(json) } : {}),
+    };
+  },
+  answer: (info, json) => responseFromJson(info, json),
+  error: (status, json) => readErrorBody(status, json),
+  event(info, name, json) {
+    if (name === 'error' || (isObject(json) && isObject(json.error))) {
+      const code =
+        isObject(json) && isObject(json.error) && typeof json.error.code === 'number' ? json.error.code : 500;
+      throw readErrorBody(code, json);
+    }
+    return responseFromJson(info, json) as StreamResponse;
+  },
+};
+
+export class RestUpstream implements UpstreamClient {
+  private readonly pool: HttpPool;
+
+  constructor(
+    private readonly target: UpstreamTarget,
+    upstreams: UpstreamRegistry,
+    private readonly dialect: RestDialect = REST_V1,
+  ) {
+    this.pool = new HttpPool(target, upstreams);
+  }
+
+  private request(env: Envelope, info: MethodInfo, accept: string): HttpRequestOptions {
+    const r = this.dialect.request(env, info);
+    return {
+      method: r.verb as HttpRequestOptions['method'],
+      path: `${this.pool.basePath}${r.path}`,
       headers: {
         ...upstreamHeaders(env.serviceParameters),
         accept,
-        ...(hasBody ? { 'content-type': 'application/json' } : {}),
+        ...(r.body !== undefined ? { 'content-type': 'application/json' } : {}),
       },
-      ...(hasBody ? { body: JSON.stringify(json) } : {}),
+      ...(r.body !== undefined ? { body: r.body } : {}),
     };
   }
 
   /** A complete (non-SSE) answer → the typed response, or the error thrown. */
   private read(info: MethodInfo, status: number, text: string): AnyResponse {
     const body = text === '' ? undefined : parseJson(text);
-    if (status < 200 || status >= 300) throw readErrorBody(status, body);
+    if (status < 200 || status >= 300) throw this.dialect.error(status, body);
     if (body === undefined && text !== '') {
       throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered HTTP ${status} with a body that is not JSON`);
     }
-    return responseFromJson(info, body);
+    return this.checked(info, () => this.dialect.answer(info, body));
+  }
+
+  /** A translation that fails on the upstream's answer is an invalid agent answer. */
+  private checked<T>(info: MethodInfo, read: () => T): T {
+    try {
+      return read();
+    } catch (e) {
+      if (e instanceof A2AError) throw e;
+      throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered ${info.name} with ${(e as Error).message}`);
+    }
   }
 
   async unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse> {
@@ -101,14 +145,9 @@ export class RestUpstream implements UpstreamClient {
     }
     for await (const ev of res.events(this.target.maxSseEventBytes)) {
       const json = parseJson(ev.data);
-      if (ev.event === 'error' || (isObject(json) && isObject(json.error))) {
-        const code =
-          isObject(json) && isObject(json.error) && typeof json.error.code === 'number' ? json.error.code : 500;
-        throw readErrorBody(code, json);
-      }
       if (json === undefined)
         throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent an SSE event that is not JSON');
-      yield responseFromJson(info, json) as StreamResponse;
+      yield this.checked(info, () => this.dialect.event(info, ev.event, json));
     }
   }
 }

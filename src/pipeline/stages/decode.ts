@@ -1,11 +1,20 @@
 // Stage `decode`: the call's service parameters (§3.2.6) — A2A-Version
-// negotiated (§3.6.2), A2A-Extensions, and the headers forwarded upstream by
+// negotiated (§3.6.2) and checked against the version of the caller's wire
+// form and the route's `versions`, A2A-Extensions (X-A2A-Extensions from a
+// 0.3 caller), and the headers forwarded upstream by
 // the final route's allow-list with the call's trace context — then, for a
 // translated call, the typed request read by the inbound binding (only now,
 // after authentication and the rate limit) into the envelope. A pass-through
 // keeps its request as it came.
 import { envelopeOf, serviceParameters } from '../../core/envelope.js';
-import { extensionsOf, forwardedHeaders, UPSTREAM_VERSION, versionOf } from '../../core/service-params.js';
+import type { ProtocolVersion } from '../../config/types.js';
+import {
+  extensionsOf,
+  forwardedHeaders,
+  UPSTREAM_VERSION,
+  versionNotSupported,
+  versionOf,
+} from '../../core/service-params.js';
 import { validTraceparent } from '../../core/trace-context.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import { isRelay } from '../call.js';
@@ -16,8 +25,16 @@ export const decodeStage: Stage = {
   wrap: (next, route) => async (call) => {
     const header = call.view.header;
     const version = versionOf(header, call.view.query?.('A2A-Version'));
+    const spoken: ProtocolVersion = version === '0.3' ? '0.3' : '1.0';
+    if (spoken !== call.dialect) {
+      throw versionNotSupported(
+        version,
+        ` for ${call.dialect === '1.0' ? 'the 1.0' : 'a 0.3'} method ${call.method.name}`,
+      );
+    }
+    if (!route.versions.includes(spoken)) throw versionNotSupported(version, ` on route "${route.name}"`);
     call.version = version;
-    call.extensions = extensionsOf(header);
+    call.extensions = extensionsOf(header, spoken);
     const keepTracestate = validTraceparent(header('traceparent'));
     call.forwarded = forwardedHeaders(header, route.forwardHeaders, call.traceparent!, keepTracestate);
     if (!isRelay(call)) {

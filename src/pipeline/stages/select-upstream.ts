@@ -9,7 +9,6 @@
 import type { CardService } from '../../card/card-service.js';
 import type { ResolvedUpstream } from '../../card/upstream-card.js';
 import type { RouteConfig } from '../../config/types.js';
-import { UPSTREAM_VERSION } from '../../core/service-params.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { AgentCard } from '../../gen/a2a_pb.js';
 import type { Logger } from 'pino';
@@ -29,8 +28,8 @@ export function rewriteAnswerStage(cards: CardService): Stage {
 
 /** The interfaces to call, in order. */
 async function interfacesOf(route: RouteConfig, cards: CardService): Promise<ResolvedUpstream[]> {
-  const { binding, url } = route.upstream;
-  if (binding !== 'auto') return [{ binding, url, tenant: '', version: UPSTREAM_VERSION }];
+  const { binding, url, version } = route.upstream;
+  if (binding !== 'auto') return [{ binding, url, tenant: '', version }];
   return cards.interfaces(route);
 }
 
@@ -39,7 +38,7 @@ export function selectUpstreamStage(cards: CardService, log: Logger): Stage {
     name: 'selectUpstream',
     wrap: (next, route) => async (call) => {
       if (isRelay(call)) {
-        call.upstream = { binding: call.inbound, url: route.upstream.url, tenant: '', version: UPSTREAM_VERSION };
+        call.upstream = { binding: call.inbound, url: route.upstream.url, tenant: '', version: route.upstream.version };
         return next(call);
       }
       const candidates = await interfacesOf(route, cards);

@@ -89,6 +89,7 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
     }
     const client = call.generation.upstreams.client(to.binding, {
       url: to.url,
+      version: to.version === '0.3' ? '0.3' : '1.0',
       timeoutMs: route.timeoutMs,
       maxSseEventBytes: route.maxSseEventBytes,
       tls: route.upstream.tls,

@@ -6,7 +6,7 @@
 // here; a translated call's envelope is finished per interface by the
 // `selectUpstream` stage.
 import { withUpstreamCredentials } from '../../auth/upstream-credentials.js';
-import { upstreamHeaders, UPSTREAM_VERSION } from '../../core/service-params.js';
+import { upstreamHeaders } from '../../core/service-params.js';
 import { isRelay } from '../call.js';
 import type { Stage } from '../stage.js';
 
@@ -16,7 +16,7 @@ export const upstreamPolicyStage: Stage = {
     const headers = withUpstreamCredentials(route, call.forwarded ?? {}, call.view.header);
     if (isRelay(call)) {
       call.relayHeaders = upstreamHeaders({
-        version: UPSTREAM_VERSION,
+        version: route.upstream.version,
         extensions: call.extensions ?? [],
         forwardedHeaders: headers,
       });

@@ -1,0 +1,96 @@
+// HTTP+JSON/REST inbound for A2A 0.3 callers (bridge §1, §3, §6, §7): a
+// `/v1/...` path from a caller that sends no A2A-Version (or 0.3) is read as
+// the 0.3 operation @a2a-js/sdk 0.3.14 clients send (ProtoJSON of the 0.3
+// proto, package a2a.v1), turned into the same 1.0 envelope by the bridge
+// (compat/v0_3), and answered in 0.3's form: the 0.3 response message with
+// the status a 0.3 server uses, 0.3 stream events, and `{code, message,
+// data}` error bodies with 0.3's HTTP statuses.
+import { eventToV03Proto, requestFromV03Proto, responseToV03Proto } from '../../compat/v0_3/proto-dialect.js';
+import { restErrorToV03 } from '../../compat/v0_3/errors.js';
+import type { V03MethodInfo } from '../../compat/v0_3/methods.js';
+import { methodInfo } from '../../core/methods.js';
+import { A2AError } from '../../errors/a2a-error.js';
+import { errorHeaders } from '../../http/error-headers.js';
+import { parseJsonBody } from '../../http/json-body.js';
+import type { HttpAnswer, HttpCall } from '../../http/request.js';
+import { openSse } from '../../http/sse-answer.js';
+import type { Answer, InboundRequest } from '../../pipeline/call.js';
+import { isObject, ProtoJsonError, type JsonObject } from '../../proto/json.js';
+import { matchV03RestPath, v03RestRequest } from './paths-v0_3.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** Whether the caller speaks 0.3: no A2A-Version (header or query), or a 0.x one (§3.6.2). */
+export function speaksV03(http: HttpCall): boolean {
+  const v = (http.header('a2a-version') ?? http.query.get('A2A-Version') ?? '').trim();
+  return v === '' || v.startsWith('0.');
+}
+
+/** The 0.3 operation at this path, with how to read its request; undefined when the path is none. */
+export function v03Operation(
+  http: HttpCall,
+): { info: V03MethodInfo; request: Omit<InboundRequest, 'relay'> } | undefined {
+  const match = matchV03RestPath(http.method, http.path);
+  if (!match) return undefined;
+  const { info, ids } = match;
+  return {
+    info,
+    request: {
+      size: http.body?.length ?? 0,
+      decode: () => {
+        let body: JsonObject = {};
+        if (
+          http.body &&
+          http.body.length > 0 &&
+          (info.method === 'SendMessage' ||
+            info.method === 'SendStreamingMessage' ||
+            info.method === 'CreateTaskPushNotificationConfig')
+        ) {
+          const parsed = parseJsonBody(http.body);
+          if (!isObject(parsed)) {
+            throw A2AError.invalidParams([{ field: 'body', description: 'expected a JSON object' }]);
+          }
+          body = parsed;
+        }
+        try {
+          // proto3 drops `blocking: false`: an absent `blocking` is how 0.3 proto clients ask to return at once
+          return requestFromV03Proto(info.method, v03RestRequest(info.method, ids, http.query, body), {
+            proto3Blocking: true,
+          });
+        } catch (e) {
+          if (e instanceof ProtoJsonError) throw A2AError.invalidParams(e.violations);
+          throw e;
+        }
+      },
+    },
+  };
+}
+
+export function v03Error(err: A2AError): HttpAnswer {
+  const { status, body } = restErrorToV03(err);
+  return { status, headers: { ...JSON_HEADERS, ...errorHeaders(err) }, body: JSON.stringify(body) };
+}
+
+/** The pipeline's answer in 0.3's REST form. */
+export async function v03Answer(info: V03MethodInfo, result: Answer, keepAliveMs: number): Promise<HttpAnswer> {
+  switch (result.kind) {
+    case 'unary': {
+      if (info.rest.status === 204) return { status: 204, headers: {} };
+      const body = responseToV03Proto(info.method, result.response);
+      return { status: info.rest.status, headers: JSON_HEADERS, body: JSON.stringify(body) };
+    }
+    case 'relayHttp':
+      return { status: result.status, headers: result.headers, relay: result.body };
+    case 'stream': {
+      const opened = await openSse(
+        result.events,
+        (event) => ({ data: JSON.stringify(eventToV03Proto(event)) }),
+        (err) => ({ event: 'error', data: JSON.stringify(restErrorToV03(err).body) }),
+        keepAliveMs,
+      );
+      return opened.ok ? opened.answer : v03Error(opened.error);
+    }
+    default:
+      throw new Error(`unexpected ${result.kind} answer to ${methodInfo(info.method).name}`);
+  }
+}

@@ -1,0 +1,72 @@
+// The A2A 0.3 HTTP+JSON/REST routes (bridge §3) as @a2a-js/sdk 0.3.14
+// clients send them and its servers accept them (compat/v0_3/methods.ts
+// lists them; a2a.proto 0.3's google.api.http rules name resource paths such
+// as {name=tasks/*}, the SDK plain ids): matching a caller's `/v1/...` path,
+// the 0.3 request (ProtoJSON of package a2a.v1) built from its ids, query and
+// body, and the path of a call to a 0.3 upstream. A `/v1/...` path is a 0.3
+// call only when the caller sends no A2A-Version (or 0.3); with 1.x it stays
+// the 1.0 `/{tenant}/...` form.
+import { V03_METHODS, type V03MethodInfo } from '../../compat/v0_3/methods.js';
+import type { MethodName } from '../../core/methods.js';
+import type { JsonObject } from '../../proto/json.js';
+
+interface Compiled {
+  info: V03MethodInfo;
+  regex: RegExp;
+}
+
+const COMPILED: readonly Compiled[] = [...V03_METHODS.values()].map((info) => ({
+  info,
+  regex: new RegExp(
+    `^${info.rest.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(?:id|configId)\}/g, '([^/:]+)')}$`,
+  ),
+}));
+
+/** A 0.3 route for this verb and path with its percent-decoded ids ([taskId, configId?]); undefined when none. */
+export function matchV03RestPath(verb: string, path: string): { info: V03MethodInfo; ids: string[] } | undefined {
+  for (const c of COMPILED) {
+    if (!(c.info.rest.verbs as readonly string[]).includes(verb)) continue;
+    const m = c.regex.exec(path);
+    if (m) return { info: c.info, ids: m.slice(1).map((s) => decodeURIComponent(s)) };
+  }
+  return undefined;
+}
+
+function historyLength(query: URLSearchParams): JsonObject {
+  const v = query.get('historyLength') ?? query.get('history_length');
+  return v !== null && /^\d+$/.test(v) ? { historyLength: Number(v) } : {};
+}
+
+/** The 0.3 request message (ProtoJSON) a REST call stands for. */
+export function v03RestRequest(
+  method: MethodName,
+  ids: string[],
+  query: URLSearchParams,
+  body: JsonObject,
+): JsonObject {
+  const task = `tasks/${ids[0] ?? ''}`;
+  switch (method) {
+    case 'SendMessage':
+    case 'SendStreamingMessage':
+      return body;
+    case 'GetTask':
+      return { name: task, ...historyLength(query) };
+    case 'CreateTaskPushNotificationConfig':
+      return { ...body, parent: task };
+    case 'ListTaskPushNotificationConfigs':
+      return { parent: task };
+    case 'GetTaskPushNotificationConfig':
+    case 'DeleteTaskPushNotificationConfig':
+      return { name: `${task}/pushNotificationConfigs/${ids[1] ?? ''}` };
+    case 'GetExtendedAgentCard':
+      return {};
+    default:
+      return { name: task };
+  }
+}
+
+/** The path of a call to a 0.3 upstream: ids percent-encoded, never a dot segment. */
+export function v03RestPath(info: V03MethodInfo, taskId: string, configId: string): string {
+  const enc = (v: string): string => (v === '.' || v === '..' ? v.replace(/\./g, '%2E') : encodeURIComponent(v));
+  return info.rest.path.replace('{id}', enc(taskId)).replace('{configId}', enc(configId));
+}

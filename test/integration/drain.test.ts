@@ -1,0 +1,89 @@
+// A rollout does not cut calls (issue 15 item 1): on drain, readiness fails at
+// once, no new connection is taken, and a unary call in flight — to an
+// upstream slower than any fixed wait — finishes within shutdownGraceMs and is
+// answered; only when the grace period is over do open streams end with
+// SHUTTING_DOWN. The upstream answers when the test releases it, so nothing
+// here waits on a clock.
+import t from 'tap';
+import { pino } from 'pino';
+import { request } from 'undici';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
+import { startGateway } from '../../src/server/gateway.js';
+import { brokenHttp } from '../helpers/broken-upstreams.js';
+import { CALLERS, gatewayConfig, userMessage } from '../helpers/harness.js';
+import { STREAM_CALLERS } from '../helpers/streams.js';
+
+t.test('a slow unary call in flight finishes during the drain', async (tt) => {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let arrived!: () => void;
+  const inFlight = new Promise<void>((r) => (arrived = r));
+  const slow = await brokenHttp((req, res) => {
+    if (req.method !== 'POST') return void res.writeHead(404).end(); // its card: none
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      arrived();
+      const { id } = JSON.parse(body) as { id: number };
+      void released.then(() =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            result: { task: { id: 't-slow', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } },
+          }),
+        ),
+      );
+    });
+  });
+  const gw = await startGateway(
+    gatewayConfig([{ name: 'slow', upstream: { url: slow.url, binding: 'JSONRPC' }, timeoutMs: 60_000 }], {
+      admin: { host: '127.0.0.1', port: 0 },
+    }),
+    pino({ level: 'silent' }),
+  );
+  tt.teardown(async () => {
+    await gw.close();
+    await slow.close();
+  });
+  const call = CALLERS.JSONRPC(gw, 'SendMessage', { message: userMessage('slow') }, { tenant: '', prefix: '' });
+  await inFlight;
+  const drained = gw.drain(60_000);
+  const ready = await request(`${gw.adminUrl}/readyz`);
+  tt.equal(ready.statusCode, 503, 'readiness fails at once');
+  await ready.body.dump();
+  release();
+  const r = await call;
+  tt.equal(r.ok, true, 'the call in flight was answered, not cut');
+  tt.equal((r.result?.task as { id?: string } | undefined)?.id, 't-slow');
+  await drained;
+});
+
+t.test('streams still open when the grace period ends get SHUTTING_DOWN', async (tt) => {
+  const agent = await startEchoAgent({ bindings: ['JSONRPC'] });
+  const gw = await startGateway(
+    gatewayConfig([{ name: 'hold', upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' } }]),
+    pino({ level: 'silent' }),
+  );
+  tt.teardown(async () => {
+    await gw.close();
+    await agent.close();
+  });
+  let opened!: () => void;
+  const first = new Promise<void>((r) => (opened = r));
+  const stream = STREAM_CALLERS.JSONRPC(
+    gw,
+    'SendStreamingMessage',
+    { message: userMessage('hold') },
+    { tenant: '', prefix: '', onEvent: () => opened() },
+  );
+  await first;
+  await gw.drain(50);
+  const result = await stream;
+  tt.ok(result.events.length > 0, 'events before the drain arrived');
+  tt.equal(
+    (result.error?.details as Array<{ reason?: string }> | undefined)?.find((d) => d.reason)?.reason,
+    'SHUTTING_DOWN',
+    'the stream ended with SHUTTING_DOWN in its own binding',
+  );
+});
