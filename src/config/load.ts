@@ -248,7 +248,10 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
     tracing: cfg.tracing
       ? {
           otlpEndpoint: cfg.tracing.otlpEndpoint,
+          protocol: cfg.tracing.protocol ?? 'http/json',
+          headers: cfg.tracing.headers ?? {},
           serviceName: cfg.tracing.serviceName ?? 'a2a-gateway',
+          sampleRatio: cfg.tracing.sampleRatio ?? 1,
           flushIntervalMs: cfg.tracing.flushIntervalMs ?? 1000,
         }
       : undefined,

@@ -69,7 +69,14 @@ export interface RawConfig {
   admin?: { host?: string; port: number };
   grpcReflection?: boolean;
   shutdownGraceMs?: number;
-  tracing?: { otlpEndpoint: string; serviceName?: string; flushIntervalMs?: number };
+  tracing?: {
+    otlpEndpoint: string;
+    protocol?: 'http/json' | 'http/protobuf' | 'grpc';
+    headers?: Record<string, string>;
+    serviceName?: string;
+    sampleRatio?: number;
+    flushIntervalMs?: number;
+  };
   listen?: { host?: string; httpPort?: number; grpcPort?: number; tls?: RawListenerTls };
   public?: { httpUrl?: string; grpcAddress?: string };
   log?: { level?: string };

@@ -47,7 +47,10 @@ export const CONFIG_SCHEMA = {
       required: ['otlpEndpoint'],
       properties: {
         otlpEndpoint: { type: 'string', pattern: '^https?://' },
+        protocol: { enum: ['http/json', 'http/protobuf', 'grpc'] },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
         serviceName: { type: 'string', minLength: 1 },
+        sampleRatio: { type: 'number', minimum: 0, maximum: 1 },
         flushIntervalMs: { type: 'integer', minimum: 10 },
       },
     },

@@ -157,9 +157,20 @@ export interface GatewayConfig {
   grpcReflection: boolean;
   /** How long open streams may run on after SIGTERM before they are ended. */
   shutdownGraceMs: number;
-  /** OTLP/HTTP span export; undefined = off. */
-  tracing: { otlpEndpoint: string; serviceName: string; flushIntervalMs: number } | undefined;
+  /** OpenTelemetry span export over OTLP; undefined = off (trace context is still propagated). */
+  tracing: TracingConfig | undefined;
   routes: RouteConfig[];
+}
+
+export interface TracingConfig {
+  otlpEndpoint: string;
+  protocol: 'http/json' | 'http/protobuf' | 'grpc';
+  /** Sent with every export (e.g. an API key of the tracing backend). */
+  headers: Record<string, string>;
+  serviceName: string;
+  /** Share of new traces sampled (0…1); a caller's own sampling decision is always kept. */
+  sampleRatio: number;
+  flushIntervalMs: number;
 }
 
 export const DEFAULTS = {

@@ -80,6 +80,8 @@ export interface Call {
   relayHeaders?: Record<string, string>;
   /** Stage `observe`: the traceparent sent upstream (the caller's, a new trace, or the gateway's span). */
   traceparent?: string;
+  /** Stage `observe`, with tracing: the tracestate sent upstream. */
+  tracestate?: string;
 }
 
 /** Whether the call is forwarded as it came (a pass-through route reached over its upstream's own binding and version). */

@@ -18,7 +18,7 @@ import type { RouteConfig } from '../config/types.js';
 import { Limits } from '../core/limits.js';
 import type { A2AError } from '../errors/a2a-error.js';
 import type { Metrics } from '../ops/metrics.js';
-import type { OtlpTracer } from '../ops/otlp.js';
+import type { Tracing } from '../ops/tracing.js';
 import type { Answer, Call } from './call.js';
 import { authenticateStage, rateLimitStage, streamSlotStage } from './stages/admission.js';
 import { capabilitiesStage, validateStage } from './stages/checks.js';
@@ -34,7 +34,7 @@ export interface PipelineDeps {
   cards: CardService;
   log: Logger;
   metrics: Metrics;
-  tracer: OtlpTracer | undefined;
+  tracer: Tracing | undefined;
 }
 
 /** The stage names in order (docs and the architecture diagram use these). */

@@ -25,7 +25,7 @@ import { trustList } from '../card/public-address.js';
 import type { GatewayConfig } from '../config/types.js';
 import { Health } from '../ops/health.js';
 import { Metrics } from '../ops/metrics.js';
-import { OtlpTracer } from '../ops/otlp.js';
+import { Tracing } from '../ops/tracing.js';
 import { Pipeline } from '../pipeline/pipeline.js';
 import { PROTO_DIR } from '../proto/dir.js';
 import { RouteTable } from '../routing/generation.js';
@@ -114,7 +114,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     trustList(config.trustedProxies),
     log,
   );
-  const tracer = config.tracing ? new OtlpTracer(config.tracing, log) : undefined;
+  const tracer = config.tracing ? new Tracing(config.tracing) : undefined;
   const pipeline = new Pipeline({ cards, log, metrics, tracer });
   const health = new Health(table, cards);
   void store.start(config.routes).then(() => health.update());

@@ -35,8 +35,9 @@ export const decodeStage: Stage = {
     if (!route.versions.includes(spoken)) throw versionNotSupported(version, ` on route "${route.name}"`);
     call.version = version;
     call.extensions = extensionsOf(header, spoken);
-    const keepTracestate = validTraceparent(header('traceparent'));
+    const keepTracestate = call.tracestate === undefined && validTraceparent(header('traceparent'));
     call.forwarded = forwardedHeaders(header, route.forwardHeaders, call.traceparent!, keepTracestate);
+    if (call.tracestate) call.forwarded.tracestate = call.tracestate;
     if (!isRelay(call)) {
       const request = call.request.decode(version);
       // the route was chosen by the tenant read from the head; the request may not name another one

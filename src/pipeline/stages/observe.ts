@@ -11,15 +11,16 @@ import type { Logger } from 'pino';
 import { newTraceparent, validTraceparent, traceIdOf } from '../../core/trace-context.js';
 import { redactError, secretsOf } from '../../core/secrets.js';
 import { A2AError, asA2AError, nameFromHttp } from '../../errors/a2a-error.js';
+import { GRPC_CODES } from '../../errors/catalogue.js';
 import type { Metrics } from '../../ops/metrics.js';
-import type { OtlpTracer, Span } from '../../ops/otlp.js';
+import type { CallSpan, Tracing } from '../../ops/tracing.js';
 import type { Answer, Call } from '../call.js';
 import { runEndHooks, type Handler } from '../stage.js';
 
 export interface ObserveDeps {
   log: Logger;
   metrics: Metrics;
-  tracer: OtlpTracer | undefined;
+  tracer: Tracing | undefined;
   /** Aborted when a drain's grace period ends. */
   shutdown: AbortSignal;
 }
@@ -66,6 +67,20 @@ function watchBody(body: Readable, done: (err: unknown) => void): void {
   body.once('close', () => once(body.readableEnded ? undefined : new Error('the relay ended before the body')));
 }
 
+/** OpenTelemetry semantic-convention attributes of a call's SERVER span, and the A2A ones. */
+function spanAttributes(call: Call): Record<string, string> {
+  const attrs: Record<string, string> = {
+    'rpc.system': call.inbound === 'GRPC' ? 'grpc' : call.inbound === 'JSONRPC' ? 'jsonrpc' : 'a2a-http+json',
+    'rpc.service': 'lf.a2a.v1.A2AService',
+    'rpc.method': call.method.name,
+    'a2a.inbound': call.inbound,
+    'a2a.request_id': call.requestId,
+  };
+  if (call.view.remoteAddress) attrs['client.address'] = call.view.remoteAddress;
+  if (call.view.host) attrs['server.address'] = call.view.host.replace(/:\d+$/, '');
+  return attrs;
+}
+
 export function observe(deps: ObserveDeps, next: Handler): Handler {
   const { log, metrics, tracer, shutdown } = deps;
 
@@ -81,7 +96,13 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
     return call.route ? redactError(err, secretsOf(call.envelope, call.route, call.view)) : err;
   }
 
-  function finish(call: Call, span: Span | undefined, err: A2AError | undefined, events: number, extra?: object): void {
+  function finish(
+    call: Call,
+    span: CallSpan | undefined,
+    err: A2AError | undefined,
+    events: number,
+    extra?: object,
+  ): void {
     runEndHooks(call, err, events);
     const route = call.route?.name ?? '-';
     const upstream = call.upstream?.binding ?? '-';
@@ -104,21 +125,22 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
     if (call.route?.passThrough && call.upstream?.binding === call.inbound) line.passThrough = true;
     log.info(extra ? { ...line, ...extra } : line, 'call');
     if (span && tracer) {
-      const attrs = {
-        'a2a.method': call.method.name,
+      const attrs: Record<string, string | number> = {
         'a2a.route': route,
-        'a2a.inbound': call.inbound,
         'a2a.upstream': upstream,
         'a2a.outcome': outcome,
+        'a2a.version': call.version ?? call.dialect,
+        'a2a.events': events,
       };
-      tracer.end(span, call.method.name, attrs, err?.message);
+      if (call.inbound === 'GRPC') attrs['rpc.grpc.status_code'] = err ? GRPC_CODES[err.row.grpc] : 0;
+      tracer.end(span, attrs, err?.message);
     }
     call.generation.upstreams.release();
   }
 
   function streamed(
     call: Call,
-    span: Span | undefined,
+    span: CallSpan | undefined,
   ): { onEvent: () => void; done: (e: unknown, n: number) => A2AError | undefined } {
     const route = call.route?.name ?? '-';
     metrics.streamOpened(route, call.inbound);
@@ -136,15 +158,14 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
 
   return async (call) => {
     call.generation.upstreams.acquire();
-    const given = call.view.header('traceparent');
-    let span: Span | undefined;
-    const parent = given !== undefined && validTraceparent(given) ? given : newTraceparent();
+    let span: CallSpan | undefined;
     if (tracer) {
-      const started = tracer.start(parent);
-      span = started.span;
-      call.traceparent = started.traceparent;
+      span = tracer.start(call.method.name, call.view.header, spanAttributes(call));
+      call.traceparent = span.traceparent;
+      call.tracestate = span.tracestate;
     } else {
-      call.traceparent = parent;
+      const given = call.view.header('traceparent');
+      call.traceparent = given !== undefined && validTraceparent(given) ? given : newTraceparent();
     }
     let answer: Answer;
     try {
