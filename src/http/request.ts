@@ -31,6 +31,18 @@ export interface RequestView {
   peerCertificate?: () => PeerCertificate | undefined;
 }
 
+/** What went over the wire for one request, for its access log line (filled by the edge as it answers). */
+export interface Wire {
+  /** The request path (HTTP) or the gRPC method path. */
+  path: string;
+  /** HTTP status, or gRPC status code; 0 until answered. */
+  status: number;
+  bytesOut: number;
+}
+
+/** A caller's X-Request-Id kept when it is a plain token of at most 128 characters; else the gateway makes one. */
+export const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
+
 export interface HttpCall {
   method: string;
   /** Path below the matched route prefix. */
@@ -42,6 +54,7 @@ export interface HttpCall {
   signal: AbortSignal;
   /** Host, peer address and headers, for authentication and the URLs of rewritten cards. */
   view: RequestView;
+  wire: Wire;
 }
 
 /** One Server-Sent Event to write (data holds no newline: it is one JSON text). */
@@ -62,4 +75,16 @@ export interface HttpAnswer {
 
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+/** What the access log keeps of an HTTP request that never became a call. */
+export function rejectedInfo(http: HttpCall, inbound: 'JSONRPC' | 'HTTP+JSON', started: bigint) {
+  return {
+    inbound,
+    requestId: http.requestId,
+    started,
+    wire: http.wire,
+    view: http.view,
+    size: http.body?.length ?? 0,
+  };
 }

@@ -11,7 +11,7 @@ import type { Binding, ProtocolVersion, RouteConfig } from '../config/types.js';
 import type { Envelope } from '../core/envelope.js';
 import type { AnyRequest, AnyResponse, MethodInfo } from '../core/methods.js';
 import type { StreamResponse } from '../gen/a2a_pb.js';
-import type { RequestView } from '../http/request.js';
+import type { RequestView, Wire } from '../http/request.js';
 import type { Generation } from '../routing/generation.js';
 
 /** What comes back from the pipeline: the typed answer, or (pass-through) the upstream's as it came. */
@@ -50,6 +50,8 @@ export interface Call {
   /** Aborted when the caller goes away. */
   readonly signal: AbortSignal;
   readonly view: RequestView;
+  /** What the edge wrote back (status, bytes), for the access log line. */
+  readonly wire: Wire;
   /** process.hrtime.bigint() when the call arrived. */
   readonly started: bigint;
   /** The routes and upstreams in force when the call arrived (a reload does not move it). */

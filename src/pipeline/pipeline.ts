@@ -17,6 +17,8 @@ import type { CardService } from '../card/card-service.js';
 import type { RouteConfig } from '../config/types.js';
 import { Limits } from '../core/limits.js';
 import type { A2AError } from '../errors/a2a-error.js';
+import type { RequestView, Wire } from '../http/request.js';
+import { logWhenAnswered, type AccessLine } from '../ops/access-log.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Tracing } from '../ops/tracing.js';
 import type { Answer, Call } from './call.js';
@@ -128,22 +130,32 @@ export class Pipeline {
     this.drain.abort();
   }
 
-  /** A call that failed before it could enter the pipeline (no method, unparseable) is still logged and counted. */
-  rejected(info: { inbound: Call['inbound']; requestId: string; started: bigint }, err: A2AError): void {
+  /** A request that failed before it could be a call (no method, unparseable, no route) is still logged and counted. */
+  rejected(
+    info: {
+      inbound: Call['inbound'];
+      requestId: string;
+      started: bigint;
+      wire?: Wire;
+      view?: RequestView;
+      size?: number;
+    },
+    err: A2AError,
+  ): void {
     const seconds = Number(process.hrtime.bigint() - info.started) / 1e9;
     this.deps.metrics.call('-', 'unknown', info.inbound, '-', err.errorName, seconds);
-    this.deps.log.info(
-      {
-        requestId: info.requestId,
-        route: null,
-        method: null,
-        inbound: info.inbound,
-        upstream: null,
-        outcome: err.errorName,
-        error: err.message,
-        durationMs: Math.round(seconds * 1e6) / 1000,
-      },
-      'call',
-    );
+    const line: AccessLine = {
+      requestId: info.requestId,
+      client: info.view?.remoteAddress ?? null,
+      method: null,
+      route: null,
+      inbound: info.inbound,
+      upstream: null,
+      outcome: err.errorName,
+      error: err.message,
+      durationMs: Math.round(seconds * 1e6) / 1000,
+      bytesIn: info.size ?? 0,
+    };
+    logWhenAnswered(this.deps.log, line, info.wire);
   }
 }

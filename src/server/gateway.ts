@@ -9,7 +9,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { protoPath as healthProto } from 'grpc-health-check';
 import { GrpcInbound } from '../bindings/grpc/inbound.js';
@@ -138,10 +138,14 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const app = buildHttpServer({ table, pipeline, cards, logger: log, tls: certificates });
   const connections = trackConnections(app.server);
   const admin: FastifyInstance | undefined = config.admin
-    ? Fastify({ loggerInstance: log as FastifyBaseLogger })
+    ? Fastify({
+        loggerInstance: log as FastifyBaseLogger,
+        // probes log their own line, at debug (admin.ts)
+        logController: new LogController({ disableRequestLogging: true }),
+      })
     : undefined;
   // /metrics only on an admin listener: never on the public port.
-  addAdminRoutes(admin ?? app, health, admin ? metrics : undefined);
+  addAdminRoutes(admin ?? app, health, admin ? metrics : undefined, log);
   ports.http = await listen(app, config.host, config.httpPort);
   const adminPort = admin && config.admin ? await listen(admin, config.admin.host, config.admin.port) : undefined;
   health.start();

@@ -27,7 +27,7 @@ import { LEGACY_CARD, WELL_KNOWN_CARD } from '../card/upstream-card.js';
 import type { CardService } from '../card/card-service.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { errorHeaders } from '../http/error-headers.js';
-import type { HttpAnswer, HttpCall, RequestView } from '../http/request.js';
+import { REQUEST_ID, type HttpAnswer, type HttpCall, type RequestView, type Wire } from '../http/request.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { RouteTable } from '../routing/generation.js';
 import { writeSse } from '../sse/writer.js';
@@ -81,7 +81,8 @@ function isRestPath(method: string, path: string): boolean {
  * going away ends the other. (stream.pipeline would do the same but builds
  * and aborts an AbortController per call, a measurable cost here.)
  */
-function relay(body: NonNullable<HttpAnswer['relay']>, res: ServerResponse): Promise<void> {
+function relay(body: NonNullable<HttpAnswer['relay']>, res: ServerResponse, wire: Wire): Promise<void> {
+  body.on('data', (chunk: Buffer) => (wire.bytesOut += chunk.length));
   return new Promise((resolve) => {
     const done = (): void => {
       if (!body.destroyed) body.destroy();
@@ -96,7 +97,11 @@ function relay(body: NonNullable<HttpAnswer['relay']>, res: ServerResponse): Pro
   });
 }
 
-function send(reply: FastifyReply, a: HttpAnswer): FastifyReply {
+function send(reply: FastifyReply, a: HttpAnswer, wire?: Wire): FastifyReply {
+  if (wire) {
+    wire.status = a.status;
+    wire.bytesOut = a.body === undefined ? 0 : Buffer.byteLength(a.body);
+  }
   reply.code(a.status).headers(a.headers);
   return a.body === undefined ? reply.send() : reply.send(a.body);
 }
@@ -148,12 +153,27 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && given.length > 0 && given.length <= 128 ? given : randomUUID();
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   }) as unknown as FastifyInstance;
   if (deps.tls) deps.tls.track(app.server as unknown as { setSecureContext(o: object): void });
   const jsonrpc = new JsonRpcInbound(deps.pipeline);
   const rest = new RestInbound(deps.pipeline);
+
+  // every answer names its request (X-Request-Id), whoever writes it; the id is forwarded upstream too
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header('x-request-id', String(req.id));
+    done();
+  });
+
+  /** An answer given before any call was made (no route, a request fastify refused) is logged and counted too. */
+  const rejected = (req: FastifyRequest, path: string, err: A2AError, answer: HttpAnswer): HttpAnswer => {
+    const wire: Wire = { path, status: answer.status, bytesOut: answer.body ? Buffer.byteLength(answer.body) : 0 };
+    const view = { host: hostOf(req), remoteAddress: req.socket?.remoteAddress, header: () => undefined };
+    const inbound = answer.headers['content-type'] === 'application/json' ? 'JSONRPC' : 'HTTP+JSON';
+    deps.pipeline.rejected({ inbound, requestId: String(req.id), started: process.hrtime.bigint(), wire, view }, err);
+    return answer;
+  };
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
@@ -178,7 +198,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         : (error.statusCode ?? 500) < 500
           ? A2AError.of('INVALID_REQUEST', error.message)
           : A2AError.of('INTERNAL_ERROR', error.message);
-    return send(reply, earlyError(req.method, below, err));
+    return send(reply, rejected(req, splitUrl(req.url).path, err, earlyError(req.method, below, err)));
   });
 
   app.route({
@@ -197,10 +217,8 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         if (byHost && group[0]?.pathPrefix !== '') group.unshift(byHost);
       }
       if (group.length === 0) {
-        return send(
-          reply,
-          earlyError(req.method, path, A2AError.of('NO_ROUTE', `no route for ${hostOf(req) ?? ''}${path}`)),
-        );
+        const err = A2AError.of('NO_ROUTE', `no route for ${hostOf(req) ?? ''}${path}`);
+        return send(reply, rejected(req, path, err, earlyError(req.method, path, err)));
       }
       const headers = req.headers;
       const header = (name: string): string | undefined => {
@@ -214,8 +232,8 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         query: (name) => query.get(name) ?? undefined,
         peerCertificate: () => verifiedPeer(tlsSocketOf(req)),
       };
-      if (req.method === 'GET' && below === WELL_KNOWN_CARD)
-        return send(reply, await serveCard(deps.cards, group[0]!, view));
+      if (req.method === 'GET' && cardPath(below)) return send(reply, await serveCard(deps.cards, group[0]!, view));
+      const wire: Wire = { path, status: 0, bytesOut: 0 };
       const call: HttpCall = {
         method: req.method,
         path: below,
@@ -225,21 +243,26 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         requestId: String(req.id),
         signal: abort.signal,
         view,
+        wire,
       };
       const answer = isJsonRpcPath(req.method, below)
         ? await jsonrpc.handle(call, group, generation)
         : await rest.handle(call, group, generation);
+      const requestId = { 'x-request-id': call.requestId };
       if (answer.relay) {
         reply.hijack();
-        reply.raw.writeHead(answer.status, answer.headers);
+        wire.status = answer.status;
+        reply.raw.writeHead(answer.status, { ...answer.headers, ...requestId });
         // an SSE answer's headers go out now; any other answer's go with its body (one write, not two)
         if (isEventStream(answer.headers['content-type'] ?? '')) reply.raw.flushHeaders();
-        await relay(answer.relay, reply.raw);
+        await relay(answer.relay, reply.raw, wire);
         return reply;
       }
-      if (!answer.sse) return send(reply, answer);
+      if (!answer.sse) return send(reply, answer, wire);
       reply.hijack();
-      await writeSse(reply.raw, answer.sse.frames, answer.sse.keepAliveMs).catch((e: unknown) => {
+      wire.status = 200;
+      const count = (bytes: number): void => void (wire.bytesOut += bytes);
+      await writeSse(reply.raw, answer.sse.frames, answer.sse.keepAliveMs, requestId, count).catch((e: unknown) => {
         deps.logger.warn({ requestId: call.requestId, err: (e as Error).message }, 'stream write failed');
         reply.raw.destroy();
       });

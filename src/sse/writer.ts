@@ -27,6 +27,8 @@ export async function writeSse(
   frames: AsyncIterable<SseFrame>,
   keepAliveMs: number,
   extraHeaders: Record<string, string> = {},
+  /** Told the bytes of each frame written (for the access log). */
+  written: (bytes: number) => void = () => undefined,
 ): Promise<void> {
   res.writeHead(200, { ...extraHeaders, ...sseHeaders(res) });
   res.flushHeaders();
@@ -42,7 +44,9 @@ export async function writeSse(
     for (;;) {
       const r = await it.next();
       if (r.done || gone()) break;
-      if (!res.write(formatFrame(r.value)) && !gone()) {
+      const text = formatFrame(r.value);
+      written(Buffer.byteLength(text));
+      if (!res.write(text) && !gone()) {
         await drained(res, 'close');
       }
     }

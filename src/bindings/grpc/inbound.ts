@@ -8,11 +8,12 @@
 // from metadata (§10.2); errors go out as status + grpc-status-details-bin
 // (§10.6). A pass-through route gets the bytes as they came, over the
 // generation's channel to the agent, and its status and trailers back as is.
+import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Message } from '@bufbuild/protobuf';
 import type { AnyRequest, MethodInfo } from '../../core/methods.js';
 import { A2AError, asA2AError } from '../../errors/a2a-error.js';
-import type { HeaderGetter, RequestView } from '../../http/request.js';
+import { REQUEST_ID, type HeaderGetter, type RequestView, type Wire } from '../../http/request.js';
 import type { Call } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import type { RouteTable } from '../../routing/generation.js';
@@ -30,7 +31,6 @@ interface Rpc {
   info: MethodInfo;
   path: string;
 }
-let nextId = 0;
 
 /** "ipv4:127.0.0.1:5000" / "ipv6:[::1]:5000" → the address. */
 function peerAddress(peer: string): string | undefined {
@@ -84,16 +84,21 @@ export class GrpcInbound {
       handlers[rpc] = info.streaming
         ? (call: grpc.ServerWritableStream<Buffer, Buffer>) => void this.serverStream(m, call)
         : (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
-            this.unary(m, call).then(
+            const wire: Wire = { path, status: 0, bytesOut: 0 };
+            this.unary(m, call, wire).then(
               (bytes) => callback(null, bytes),
-              (e: unknown) => callback(d.error(asA2AError(e)) as grpc.ServiceError),
+              (e: unknown) => {
+                const status = d.error(asA2AError(e));
+                wire.status = status.code ?? 2;
+                callback(status as grpc.ServiceError);
+              },
             );
           };
     }
     return { definition, handlers };
   }
 
-  private callOf(m: Rpc, call: GrpcCall): Call {
+  private callOf(m: Rpc, call: GrpcCall, wire: Wire): Call {
     const { d, rpc, info, path } = m;
     const abort = new AbortController();
     call.on('cancelled', () => abort.abort());
@@ -102,11 +107,16 @@ export class GrpcInbound {
     const generation = this.table.generation;
     const bytes = call.request;
     const started = process.hrtime.bigint();
-    const requestId = `grpc-${++nextId}`;
+    // the caller's x-request-id when it is a plain token, else one of the gateway's; sent back in the response metadata
+    const given = header('x-request-id');
+    const requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
+    const md = new grpc.Metadata();
+    md.set('x-request-id', requestId);
+    call.sendMetadata(md);
     const tenant = d.tenant(info, bytes);
     if (tenant === undefined) {
       const err = A2AError.of('PARSE_ERROR', `request is not a valid ${info.requestSchema.name}`);
-      this.pipeline.rejected({ inbound: 'GRPC', requestId, started }, err);
+      this.pipeline.rejected({ inbound: 'GRPC', requestId, started, wire, view, size: bytes.length }, err);
       throw err;
     }
     return {
@@ -114,6 +124,7 @@ export class GrpcInbound {
       requestId,
       signal: abort.signal,
       view,
+      wire,
       started,
       generation,
       candidates: generation.router.grpcCandidates(view.host),
@@ -128,11 +139,12 @@ export class GrpcInbound {
     };
   }
 
-  private async unary(m: Rpc, call: grpc.ServerUnaryCall<Buffer, Buffer>): Promise<Buffer> {
-    const answer = await this.pipeline.run(this.callOf(m, call));
-    if (answer.kind === 'relayUnary') return answer.bytes;
-    if (answer.kind !== 'unary') throw new Error(`unexpected ${answer.kind} answer`);
-    return m.d.encode(m.rpc, m.info, answer.response);
+  private async unary(m: Rpc, call: grpc.ServerUnaryCall<Buffer, Buffer>, wire: Wire): Promise<Buffer> {
+    const answer = await this.pipeline.run(this.callOf(m, call, wire));
+    if (answer.kind !== 'unary' && answer.kind !== 'relayUnary') throw new Error(`unexpected ${answer.kind} answer`);
+    const bytes = answer.kind === 'relayUnary' ? answer.bytes : m.d.encode(m.rpc, m.info, answer.response);
+    wire.bytesOut = bytes.length;
+    return bytes;
   }
 
   /**
@@ -141,19 +153,23 @@ export class GrpcInbound {
    * point ends the call with its status (and, in 1.0, grpc-status-details-bin).
    */
   private async serverStream(m: Rpc, call: grpc.ServerWritableStream<Buffer, Buffer>): Promise<void> {
+    const wire: Wire = { path: m.path, status: 0, bytesOut: 0 };
     try {
-      const answer = await this.pipeline.run(this.callOf(m, call));
+      const answer = await this.pipeline.run(this.callOf(m, call, wire));
       if (answer.kind !== 'stream' && answer.kind !== 'relayStream')
         throw new Error(`unexpected ${answer.kind} answer`);
       const messages: AsyncIterable<Buffer | Message> = answer.kind === 'relayStream' ? answer.messages : answer.events;
       for await (const msg of messages) {
         if (call.cancelled) return;
         const bytes = Buffer.isBuffer(msg) ? msg : m.d.encode(m.rpc, m.info, msg);
+        wire.bytesOut += bytes.length;
         if (!call.write(bytes)) await drained(call, 'cancelled');
       }
       if (!call.cancelled) call.end();
     } catch (e) {
-      if (!call.cancelled) call.emit('error', m.d.error(asA2AError(e)));
+      const status = m.d.error(asA2AError(e));
+      wire.status = status.code ?? 2;
+      if (!call.cancelled) call.emit('error', status);
     }
   }
 }

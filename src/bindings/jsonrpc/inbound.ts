@@ -19,7 +19,7 @@ import { A2AError, asA2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { errorHeaders } from '../../http/error-headers.js';
 import { parseJsonBody } from '../../http/json-body.js';
-import { mediaType, type HttpAnswer, type HttpCall } from '../../http/request.js';
+import { mediaType, rejectedInfo, type HttpAnswer, type HttpCall } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, Call, InboundRequest } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
@@ -81,7 +81,7 @@ export class JsonRpcInbound {
   async handle(http: HttpCall, candidates: readonly RouteConfig[], generation: Generation): Promise<HttpAnswer> {
     const started = process.hrtime.bigint();
     const reject = (err: A2AError): HttpAnswer => {
-      this.pipeline.rejected({ inbound: 'JSONRPC', requestId: http.requestId, started }, err);
+      this.pipeline.rejected(rejectedInfo(http, 'JSONRPC', started), err);
       return errorAnswer(null, err);
     };
     if (!JSON_TYPES.has(mediaType(http.header('content-type')))) {
@@ -132,7 +132,7 @@ export class JsonRpcInbound {
     const hasId = 'id' in req;
     const id: JsonRpcId = hasId && isValidId(req.id) ? req.id : null;
     const fail = (err: A2AError, always = false): Framed => {
-      this.pipeline.rejected({ inbound: 'JSONRPC', requestId: http.requestId, started }, err);
+      this.pipeline.rejected(rejectedInfo(http, 'JSONRPC', started), err);
       return { done: true, response: hasId || always ? errorResponse(id, err) : undefined };
     };
     if (req.jsonrpc !== '2.0' || typeof req.method !== 'string' || (hasId && !isValidId(req.id))) {
@@ -186,6 +186,7 @@ export class JsonRpcInbound {
       requestId: http.requestId,
       signal: http.signal,
       view: http.view,
+      wire: http.wire,
       started,
       generation,
       candidates,

@@ -12,7 +12,7 @@ import { methodInfo, type AnyRequest, type MethodInfo } from '../../core/methods
 import { A2AError, asA2AError } from '../../errors/a2a-error.js';
 import { errorHeaders } from '../../http/error-headers.js';
 import { parseJsonBody } from '../../http/json-body.js';
-import { mediaType, type HttpAnswer, type HttpCall } from '../../http/request.js';
+import { mediaType, rejectedInfo, type HttpAnswer, type HttpCall } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, Call, RelayTarget } from '../../pipeline/call.js';
 import { speaksV03, v03Answer, v03Error, v03Operation } from './inbound-v0_3.js';
@@ -111,6 +111,7 @@ export class RestInbound {
       requestId: http.requestId,
       signal: http.signal,
       view: http.view,
+      wire: http.wire,
       started,
       generation,
       candidates,
@@ -161,7 +162,7 @@ export class RestInbound {
       };
     } catch (e) {
       const err = asA2AError(e);
-      this.pipeline.rejected({ inbound: 'HTTP+JSON', requestId: http.requestId, started }, err);
+      this.pipeline.rejected(rejectedInfo(http, 'HTTP+JSON', started), err);
       return restError(err);
     }
     try {

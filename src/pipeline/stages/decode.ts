@@ -38,6 +38,8 @@ export const decodeStage: Stage = {
     const keepTracestate = call.tracestate === undefined && validTraceparent(header('traceparent'));
     call.forwarded = forwardedHeaders(header, route.forwardHeaders, call.traceparent!, keepTracestate);
     if (call.tracestate) call.forwarded.tracestate = call.tracestate;
+    // the request id the caller got back travels upstream too (its logs and the gateway's line up)
+    call.forwarded['x-request-id'] = call.requestId;
     if (!isRelay(call)) {
       const request = call.request.decode(version);
       // the route was chosen by the tenant read from the head; the request may not name another one

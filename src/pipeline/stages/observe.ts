@@ -14,6 +14,7 @@ import { A2AError, asA2AError, nameFromHttp } from '../../errors/a2a-error.js';
 import { GRPC_CODES } from '../../errors/catalogue.js';
 import type { Metrics } from '../../ops/metrics.js';
 import type { CallSpan, Tracing } from '../../ops/tracing.js';
+import { logWhenAnswered, type AccessLine } from '../../ops/access-log.js';
 import type { Answer, Call } from '../call.js';
 import { runEndHooks, type Handler } from '../stage.js';
 
@@ -109,21 +110,27 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
     const outcome = err ? err.errorName : 'OK';
     const seconds = Number(process.hrtime.bigint() - call.started) / 1e9;
     metrics.call(route, call.method.name, call.inbound, upstream, outcome, seconds);
-    const line: Record<string, unknown> = {
+    const line: AccessLine = {
       requestId: call.requestId,
-      route: call.route?.name ?? null,
+      client: call.view.remoteAddress ?? null,
       method: call.method.name,
+      route: call.route?.name ?? null,
       inbound: call.inbound,
       upstream: call.upstream?.binding ?? null,
       outcome,
       durationMs: Math.round(seconds * 1e6) / 1000,
+      bytesIn: call.request.size,
       traceId: traceIdOf(call.traceparent),
+      version: call.version ?? call.dialect,
     };
     if (err) line.error = err.message;
     if (call.caller) line.caller = call.caller;
+    if (call.upstream) line.upstreamVersion = call.upstream.version;
     if (call.method.streaming) line.events = events;
-    if (call.route?.passThrough && call.upstream?.binding === call.inbound) line.passThrough = true;
-    log.info(extra ? { ...line, ...extra } : line, 'call');
+    if (call.route?.passThrough && call.upstream?.binding === call.inbound && call.upstream.version === call.dialect) {
+      line.passThrough = true;
+    }
+    logWhenAnswered(log, extra ? { ...line, ...extra } : line, call.wire);
     if (span && tracer) {
       const attrs: Record<string, string | number> = {
         'a2a.route': route,

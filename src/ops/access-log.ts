@@ -1,0 +1,35 @@
+// The one access log line per request (issue 15 item 4), the same shape for
+// every binding and outcome: request id, client address, A2A method, path,
+// route, inbound and upstream bindings, the status the caller got (HTTP
+// status or gRPC code), the outcome (OK or the catalogue error), duration,
+// bytes in and out, trace id, caller identity, stream events. The line is
+// written once the edge has answered (a setImmediate after the pipeline's
+// answer), so the status and bytes it wrote are in it.
+import type { Logger } from 'pino';
+import type { Wire } from '../http/request.js';
+
+export interface AccessLine {
+  requestId: string;
+  client: string | null;
+  method: string | null;
+  route: string | null;
+  inbound: string;
+  upstream: string | null;
+  outcome: string;
+  error?: string;
+  durationMs: number;
+  bytesIn: number;
+  traceId?: string | undefined;
+  caller?: string;
+  events?: number;
+  passThrough?: true;
+  version?: string;
+  upstreamVersion?: string;
+}
+
+/** Writes the line when the edge has answered: with the path, status and bytes out it recorded. */
+export function logWhenAnswered(log: Logger, line: AccessLine, wire: Wire | undefined): void {
+  setImmediate(() =>
+    log.info(wire ? { ...line, path: wire.path, status: wire.status, bytesOut: wire.bytesOut } : line, 'call'),
+  );
+}

@@ -1,0 +1,173 @@
+// One access log line per request in one shape (issue 15 item 4): client
+// address, A2A method, path, status (HTTP or gRPC), outcome, bytes in and
+// out, for answers, errors, requests no route matches and requests that do
+// not parse; X-Request-Id returned on every answer (the caller's, or a new
+// one) and forwarded upstream; probes and scrapes logged at debug only.
+import { Writable } from 'node:stream';
+import * as grpc from '@grpc/grpc-js';
+import t from 'tap';
+import { pino } from 'pino';
+import { request } from 'undici';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
+import { startGateway } from '../../src/server/gateway.js';
+import { requestBytes } from '../helpers/codec.js';
+import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
+import { waitFor } from '../helpers/wait.js';
+
+type Line = Record<string, any>;
+const lines: Line[] = [];
+const sink = new Writable({
+  write(c: Buffer, _e, cb) {
+    for (const l of c.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Line);
+    cb();
+  },
+});
+const agent = await startEchoAgent({ bindings: BINDINGS });
+const gw = await startGateway(
+  gatewayConfig(
+    BINDINGS.map((b) => ({
+      name: `to-${b}`,
+      match: { tenant: `t-${b}` },
+      upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' as const },
+    })),
+    { admin: { host: '127.0.0.1', port: 0 } },
+  ),
+  pino({ level: 'debug' }, sink),
+);
+t.teardown(async () => {
+  closeGrpcClients();
+  await gw.close();
+  await agent.close();
+});
+
+const lineOf = (requestId: string) =>
+  waitFor(() => lines.find((l) => l.msg === 'call' && l.requestId === requestId), `the line of ${requestId}`);
+
+t.test('a call: one line with client, method, path, status, bytes; the id returned and forwarded', async (tt) => {
+  for (const b of BINDINGS) {
+    const id = `req-${b.replace('+', '')}-1`;
+    const r = await CALLERS[b](
+      gw,
+      'SendMessage',
+      { message: userMessage('hi') },
+      { tenant: `t-${b}`, prefix: '', headers: { 'x-request-id': id } },
+    );
+    tt.equal(r.ok, true, `${b}: served`);
+    if (b !== 'GRPC') tt.equal(r.headers?.['x-request-id'], id, `${b}: the caller's X-Request-Id comes back`);
+    tt.equal(agent.lastCall()?.headers['x-request-id'], id, `${b}: and reaches the agent`);
+    const line = await lineOf(id);
+    tt.match(
+      line,
+      {
+        client: '127.0.0.1',
+        method: 'SendMessage',
+        inbound: b,
+        route: `to-${b}`,
+        outcome: 'OK',
+        status: b === 'GRPC' ? 0 : 200,
+        path:
+          b === 'GRPC'
+            ? '/lf.a2a.v1.A2AService/SendMessage'
+            : b === 'JSONRPC'
+              ? '/'
+              : `/${encodeURIComponent('t-HTTP+JSON')}/message:send`,
+      },
+      `${b}: the line`,
+    );
+    tt.ok(line.bytesIn > 0 && line.bytesOut > 0, `${b}: bytes in and out`);
+  }
+});
+
+t.test('errors, no route, unparseable: logged and counted in the same shape', async (tt) => {
+  const rest = await request(`${gw.httpUrl}/t-HTTP+JSON/tasks/none`, { headers: { 'a2a-version': '1.0' } });
+  await rest.body.dump();
+  const restId = String(rest.headers['x-request-id']);
+  tt.match(
+    await lineOf(restId),
+    { method: 'GetTask', status: 404, outcome: 'TASK_NOT_FOUND' },
+    'REST error: 404 in the line',
+  );
+  const nowhere = await request(`${gw.httpUrl}/nowhere/at/all`, {
+    method: 'POST',
+    body: '{}',
+    headers: { 'content-type': 'application/json' },
+  });
+  const body = await nowhere.body.text();
+  tt.ok(nowhere.headers['x-request-id'], 'no route: the answer still names its request');
+  const line = await lineOf(String(nowhere.headers['x-request-id']));
+  tt.match(
+    line,
+    { method: null, route: null, outcome: 'METHOD_NOT_FOUND', status: nowhere.statusCode, path: '/nowhere/at/all' },
+    'a path that is no A2A operation: logged',
+  );
+  tt.equal(line.bytesOut, Buffer.byteLength(body), 'with the bytes sent');
+  const stranger = await request(`${gw.httpUrl}/nobody/message:send`, {
+    method: 'POST',
+    body: JSON.stringify({ message: userMessage('x') }),
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+  });
+  await stranger.body.dump();
+  tt.match(
+    await lineOf(String(stranger.headers['x-request-id'])),
+    { method: 'SendMessage', route: null, outcome: 'NO_ROUTE', status: stranger.statusCode },
+    'a tenant no route serves: logged',
+  );
+  const garbled = await request(`${gw.httpUrl}/`, {
+    method: 'POST',
+    body: '{"jsonrpc":',
+    headers: { 'content-type': 'application/json' },
+  });
+  await garbled.body.dump();
+  tt.match(
+    await lineOf(String(garbled.headers['x-request-id'])),
+    { outcome: 'PARSE_ERROR', inbound: 'JSONRPC' },
+    'unparseable: logged',
+  );
+  const metrics = await (await request(`${gw.adminUrl}/metrics`)).body.text();
+  tt.match(
+    metrics,
+    /a2a_gateway_calls_total\{route="-",method="unknown",inbound="JSONRPC",upstream="-",outcome="PARSE_ERROR"\} [1-9]/,
+    'and counted',
+  );
+  const g = await new Promise<{ code: number; md: grpc.Metadata }>((resolve) => {
+    const client = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure());
+    let md = new grpc.Metadata();
+    const md0 = new grpc.Metadata();
+    md0.set('a2a-version', '1.0');
+    md0.set('x-request-id', 'grpc-err-1');
+    const call = client.makeUnaryRequest(
+      '/lf.a2a.v1.A2AService/GetTask',
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      requestBytes('GetTask', { id: 'none', tenant: 't-GRPC' }),
+      md0,
+      (err) => {
+        client.close();
+        resolve({ code: err?.code ?? 0, md });
+      },
+    );
+    call.on('metadata', (m) => (md = m));
+  });
+  tt.equal(g.md.get('x-request-id')[0], 'grpc-err-1', 'gRPC: the id comes back in the response metadata');
+  tt.match(
+    await lineOf('grpc-err-1'),
+    { status: g.code, outcome: 'TASK_NOT_FOUND', inbound: 'GRPC' },
+    'gRPC error: its status code in the line',
+  );
+});
+
+t.test('probes and scrapes: at debug, in the same shape', async (tt) => {
+  const before = lines.length;
+  const r = await request(`${gw.adminUrl}/healthz`);
+  await r.body.dump();
+  const probe = await waitFor(() => lines.slice(before).find((l) => l.msg === 'probe'), 'the probe line');
+  tt.match(
+    probe,
+    { level: 20, path: '/healthz', status: 200, client: '127.0.0.1' },
+    'debug, with path, status and client',
+  );
+  tt.notOk(
+    lines.slice(before).some((l) => l.msg === 'incoming request' || l.msg === 'request completed'),
+    "no line in fastify's own format",
+  );
+});
