@@ -124,6 +124,11 @@ export function semanticProblems(
     }
     const prefix = prefixProblem(raw.match?.pathPrefix);
     if (prefix) out.push({ path: `/routes/${i}/match/pathPrefix`, message: prefix });
+    if (r.cors?.allowCredentials && r.cors.allowOrigins.includes('*'))
+      out.push({
+        path: `/routes/${i}/cors`,
+        message: 'allowCredentials needs the origins named: browsers refuse credentials with a wildcard origin',
+      });
     const earlier = routes.slice(0, i).find((a) => shadows(a, r));
     if (earlier && !prefix)
       out.push({

@@ -166,6 +166,15 @@ export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig 
     forwardHeaders: (r.forwardHeaders ?? []).map((h) => h.toLowerCase()),
     passThrough: r.passThrough ?? false,
     versions: r.versions ?? ['1.0', '0.3'],
+    cors: r.cors
+      ? {
+          allowOrigins: r.cors.allowOrigins,
+          allowCredentials: r.cors.allowCredentials ?? false,
+          allowHeaders: (r.cors.allowHeaders ?? []).map((h) => h.toLowerCase()),
+          exposeHeaders: (r.cors.exposeHeaders ?? []).map((h) => h.toLowerCase()),
+          maxAgeSeconds: r.cors.maxAgeSeconds ?? 600,
+        }
+      : undefined,
     ssrfGuard: r.ssrfGuard ?? true,
     rateLimit: r.rateLimit
       ? {

@@ -24,6 +24,13 @@ export interface RawRoute {
   forwardHeaders?: string[];
   passThrough?: boolean;
   versions?: Array<'1.0' | '0.3'>;
+  cors?: {
+    allowOrigins: string[];
+    allowCredentials?: boolean;
+    allowHeaders?: string[];
+    exposeHeaders?: string[];
+    maxAgeSeconds?: number;
+  };
   ssrfGuard?: boolean;
   rateLimit?: { requestsPerSecond: number; burst?: number; perCaller?: boolean };
   maxConcurrentStreams?: number;

@@ -185,6 +185,22 @@ export const CONFIG_SCHEMA = {
           forwardHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },
           passThrough: { type: 'boolean' },
           versions: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['1.0', '0.3'] } },
+          cors: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['allowOrigins'],
+            properties: {
+              allowOrigins: {
+                type: 'array',
+                minItems: 1,
+                items: { type: 'string', pattern: '^(\\*|https?://[^/]+)$' },
+              },
+              allowCredentials: { type: 'boolean' },
+              allowHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },
+              exposeHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },
+              maxAgeSeconds: { type: 'integer', minimum: 0 },
+            },
+          },
           ssrfGuard: { type: 'boolean' },
           rateLimit: {
             type: 'object',

@@ -100,6 +100,18 @@ export interface CardConfig {
   verifyJwksFile: string | undefined;
 }
 
+/** CORS for browser A2A clients (Fetch standard §3.2). */
+export interface RouteCors {
+  /** Origins ("https://app.example.com") or "*". */
+  allowOrigins: string[];
+  allowCredentials: boolean;
+  /** Request headers allowed besides the A2A ones (A2A-Version, A2A-Extensions, Authorization, …). */
+  allowHeaders: string[];
+  /** Response headers readable besides X-Request-Id, Retry-After, WWW-Authenticate. */
+  exposeHeaders: string[];
+  maxAgeSeconds: number;
+}
+
 export interface RouteConfig {
   name: string;
   /** Normalized: starts with "/", no trailing "/" ("" for the root). */
@@ -127,6 +139,8 @@ export interface RouteConfig {
   passThrough: boolean;
   /** A2A versions callers may speak on this route (default both: 1.0 and, through the bridge, 0.3). */
   versions: ProtocolVersion[];
+  /** Browser callers from other origins (CORS); undefined = none allowed. */
+  cors: RouteCors | undefined;
   /** Refuse file parts whose URL is not http(s) or names a private address (default on). */
   ssrfGuard: boolean;
   /** Requests per second with bursts, for the route or per caller identity; undefined = none. */

@@ -27,6 +27,7 @@ import { LEGACY_CARD, WELL_KNOWN_CARD } from '../card/upstream-card.js';
 import type { CardService } from '../card/card-service.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { errorHeaders } from '../http/error-headers.js';
+import { corsHeaders, preflight } from '../http/cors.js';
 import { REQUEST_ID, type HttpAnswer, type HttpCall, type RequestView, type Wire } from '../http/request.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { RouteTable } from '../routing/generation.js';
@@ -202,7 +203,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
   });
 
   app.route({
-    method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'],
+    method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
     url: '*',
     handler: async (req, reply) => {
       const { path, query, group, rest: below, generation } = locate(req);
@@ -232,6 +233,16 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         query: (name) => query.get(name) ?? undefined,
         peerCertificate: () => verifiedPeer(tlsSocketOf(req)),
       };
+      // CORS (browser callers from other origins): a preflight is answered here; other answers carry the headers
+      const origin = header('origin');
+      if (req.method === 'OPTIONS') {
+        const pf = preflight(group, origin, header('access-control-request-method'));
+        if (pf) return send(reply, { ...pf, headers: pf.headers });
+        const err = A2AError.of('METHOD_NOT_FOUND', 'OPTIONS is no A2A operation (and no CORS preflight this route allows)');
+        return send(reply, rejected(req, path, err, earlyError(req.method, below, err)));
+      }
+      const cors = corsHeaders(group, origin);
+      reply.headers(cors);
       if (req.method === 'GET' && cardPath(below)) return send(reply, await serveCard(deps.cards, group[0]!, view));
       const wire: Wire = { path, status: 0, bytesOut: 0 };
       const call: HttpCall = {
@@ -248,7 +259,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       const answer = isJsonRpcPath(req.method, below)
         ? await jsonrpc.handle(call, group, generation)
         : await rest.handle(call, group, generation);
-      const requestId = { 'x-request-id': call.requestId };
+      const requestId = { 'x-request-id': call.requestId, ...cors };
       if (answer.relay) {
         reply.hijack();
         wire.status = answer.status;
