@@ -61,7 +61,9 @@ export function preflight(
   const route = allowing(routes, origin);
   if (!route || !A2A_METHODS.includes(requestMethod.toUpperCase())) return undefined;
   const apiKey = route.auth?.apiKey?.location === 'header' ? [route.auth.apiKey.name.toLowerCase()] : [];
-  const headers = [...new Set([...A2A_REQUEST_HEADERS, ...route.forwardHeaders, ...apiKey, ...route.cors!.allowHeaders])];
+  const headers = [
+    ...new Set([...A2A_REQUEST_HEADERS, ...route.forwardHeaders, ...apiKey, ...route.cors!.allowHeaders]),
+  ];
   return {
     status: 204,
     headers: {

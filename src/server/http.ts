@@ -238,7 +238,10 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       if (req.method === 'OPTIONS') {
         const pf = preflight(group, origin, header('access-control-request-method'));
         if (pf) return send(reply, { ...pf, headers: pf.headers });
-        const err = A2AError.of('METHOD_NOT_FOUND', 'OPTIONS is no A2A operation (and no CORS preflight this route allows)');
+        const err = A2AError.of(
+          'METHOD_NOT_FOUND',
+          'OPTIONS is no A2A operation (and no CORS preflight this route allows)',
+        );
         return send(reply, rejected(req, path, err, earlyError(req.method, below, err)));
       }
       const cors = corsHeaders(group, origin);
