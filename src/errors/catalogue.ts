@@ -152,10 +152,6 @@ export const CATALOGUE = {
 
 export const ERROR_NAMES = Object.keys(CATALOGUE) as ErrorName[];
 
-export function row(name: ErrorName): ErrorRow {
-  return CATALOGUE[name];
-}
-
 /**
  * The row a bare status code stands for when an upstream sent no ErrorInfo.
  * Each gRPC code names one row, so the choice is explicit and total.

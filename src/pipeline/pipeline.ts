@@ -62,6 +62,8 @@ export class Pipeline {
   private readonly terminal: Handler;
   private readonly chains = new WeakMap<RouteConfig, Handler>();
   private readonly entry: Handler;
+  /** The stages in the order a call runs them (a test holds this to STAGE_NAMES, which the docs use). */
+  readonly stageNames: readonly string[];
   private openStreams = 0;
   private inFlight = 0;
   private idle: Array<() => void> = [];
@@ -80,6 +82,7 @@ export class Pipeline {
       selectUpstreamStage(cards, log),
     ];
     this.terminal = send(metrics, this.drain.signal);
+    this.stageNames = ['observe', 'route', ...this.stages.map((s) => s.name), 'send'];
     const routed: Handler = (call) => {
       selectRoute(call);
       return this.chain(call.route!)(call);

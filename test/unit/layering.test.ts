@@ -49,3 +49,16 @@ t.test('each forbidden import is caught', async (tt) => {
     'no-binding-to-binding: src/bindings/jsonrpc/inbound.ts → src/bindings/rest/paths.ts',
   ]);
 });
+
+t.test("the pipeline's stages are the ones the docs name, in their order", async (tt) => {
+  const { Pipeline, STAGE_NAMES } = await import('../../src/pipeline/pipeline.js');
+  const { Metrics } = await import('../../src/ops/metrics.js');
+  const { pino } = await import('pino');
+  const pipeline = new Pipeline({
+    cards: {} as never,
+    log: pino({ level: 'silent' }),
+    metrics: new Metrics(),
+    tracer: undefined,
+  });
+  tt.same(pipeline.stageNames, STAGE_NAMES);
+});

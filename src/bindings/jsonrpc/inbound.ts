@@ -26,7 +26,7 @@ import type { Pipeline } from '../../pipeline/pipeline.js';
 import { readJson, writeJson, isObject, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
 import type { Generation } from '../../routing/generation.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
-import { errorObject, httpStatusOf, type JsonRpcId } from './wire.js';
+import { errorObject, httpStatusOf, resultResponse, type JsonRpcId } from './wire.js';
 
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
 const HEADERS = { 'content-type': 'application/json' };
@@ -51,7 +51,6 @@ const DIALECTS: Record<ProtocolVersion, Dialect> = {
   },
 };
 
-const resultResponse = (id: JsonRpcId, result: Json): JsonObject => ({ jsonrpc: '2.0', id, result });
 const errorResponse = (id: JsonRpcId, err: A2AError, dialect: ProtocolVersion = '1.0'): JsonObject => ({
   jsonrpc: '2.0',
   id,
