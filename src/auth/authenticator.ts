@@ -7,7 +7,7 @@
 // ErrorInfo metadata. Keys are compared as SHA-256 digests in constant time;
 // no credential ever appears in a message.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestView } from '../card/public-address.js';
+import type { RequestView } from '../http/request.js';
 import type { ApiKeyLocation, RouteAuth, RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { JwtVerifier, TokenRefused } from './jwt-verifier.js';

@@ -5,30 +5,7 @@
 // forwarded prefix that already ends with the route prefix is not doubled.
 import { BlockList, isIP } from 'node:net';
 import type { RouteConfig } from '../config/types.js';
-import type { HeaderGetter } from '../http/request.js';
-
-/** What the edge knows about the caller's request. */
-export interface RequestView {
-  /** Host header or :authority. */
-  host: string | undefined;
-  /** The TCP peer address. */
-  remoteAddress: string | undefined;
-  header: HeaderGetter;
-  /** The request came to the gRPC port: `host` is the gRPC authority, not the HTTP one. */
-  grpc?: boolean;
-  /** A query parameter of the request URL (HTTP only). */
-  query?: (name: string) => string | undefined;
-  /** The client certificate verified by the listener's client CA (mTLS), if any. */
-  peerCertificate?: () => PeerCertificate | undefined;
-}
-
-/** What the gateway keeps of a verified client certificate. */
-export interface PeerCertificate {
-  /** Subject common name (else the first DNS subjectAltName). */
-  subject: string;
-  /** SHA-256 fingerprint, colon-separated hex. */
-  fingerprint: string;
-}
+import type { RequestView } from '../http/request.js';
 
 export interface PublicAddresses {
   /** The route's HTTP base URL: JSON-RPC endpoint and REST base. */

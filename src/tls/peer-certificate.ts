@@ -3,7 +3,7 @@
 // verified (`authorized`) counts; its subject CN (else first DNS SAN) is the
 // caller's identity.
 import { TLSSocket, type PeerCertificate as NodePeerCertificate } from 'node:tls';
-import type { PeerCertificate } from '../card/public-address.js';
+import type { PeerCertificate } from '../http/request.js';
 
 export function fromNodeCertificate(cert: NodePeerCertificate | undefined): PeerCertificate | undefined {
   if (!cert || !cert.raw) return undefined;
