@@ -192,9 +192,9 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       });
       const cardPath = (p: string): boolean => p === WELL_KNOWN_CARD || p === LEGACY_CARD;
       if (req.method === 'GET' && cardPath(path)) {
-        // A route bound to a host also serves its card at that host's root.
+        // A route bound to a host also serves its card at that host's root (before a root route of any host).
         const byHost = generation.router.hostRoute(hostOf(req));
-        if (byHost && group[0]?.pathPrefix !== '') group.unshift(byHost);
+        if (byHost && !group[0]?.hosts.length) group.unshift(byHost);
       }
       if (group.length === 0) {
         return send(
@@ -214,8 +214,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         query: (name) => query.get(name) ?? undefined,
         peerCertificate: () => verifiedPeer(tlsSocketOf(req)),
       };
-      if (req.method === 'GET' && below === WELL_KNOWN_CARD)
-        return send(reply, await serveCard(deps.cards, group[0]!, view));
+      if (req.method === 'GET' && cardPath(below)) return send(reply, await serveCard(deps.cards, group[0]!, view));
       const call: HttpCall = {
         method: req.method,
         path: below,
