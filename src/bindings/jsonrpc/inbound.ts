@@ -131,9 +131,9 @@ export class JsonRpcInbound {
     }
     const hasId = 'id' in req;
     const id: JsonRpcId = hasId && isValidId(req.id) ? req.id : null;
-    const fail = (err: A2AError, always = false): Framed => {
+    const fail = (err: A2AError, always = false, dialect: ProtocolVersion = '1.0'): Framed => {
       this.pipeline.rejected({ inbound: 'JSONRPC', requestId: http.requestId, started }, err);
-      return { done: true, response: hasId || always ? errorResponse(id, err) : undefined };
+      return { done: true, response: hasId || always ? errorResponse(id, err, dialect) : undefined };
     };
     if (req.jsonrpc !== '2.0' || typeof req.method !== 'string' || (hasId && !isValidId(req.id))) {
       // an invalid request is answered even without a usable id
@@ -146,11 +146,17 @@ export class JsonRpcInbound {
     const info = v03 ? methodInfo(v03.method) : methodByName(req.method);
     if (!info) return fail(A2AError.of('METHOD_NOT_FOUND', `Method not found: ${req.method.slice(0, 100)}`));
     if (info.streaming && (inBatch || !hasId)) {
-      return fail(A2AError.of('INVALID_REQUEST', `${info.name} streams its answer: send it alone, with an id`), true);
+      const name = v03 ? req.method : info.name;
+      return fail(
+        A2AError.of('INVALID_REQUEST', `${name} streams its answer: send it alone, with an id`),
+        true,
+        dialect,
+      );
     }
     const params = req.params;
     if (params !== undefined && !isObject(params)) {
-      return fail(A2AError.invalidParams([{ field: 'params', description: 'params must be an object' }]));
+      const err = A2AError.invalidParams([{ field: 'params', description: 'params must be an object' }]);
+      return fail(err, false, dialect);
     }
     const tenant = typeof params?.tenant === 'string' && !v03 ? params.tenant : '';
     const body = http.body;
