@@ -45,6 +45,8 @@ export interface V03AgentOptions {
   bindings: V03Binding[];
   pushNotifications?: boolean;
   extendedAgentCard?: boolean;
+  /** false: the card declares an extended card but none is configured (AuthenticatedExtendedCardNotConfigured). */
+  extendedCardConfigured?: boolean;
   streaming?: boolean;
   /** Extension URIs the card declares (the SDK passes only declared ones to the executor). */
   extensions?: string[];
@@ -201,7 +203,7 @@ export async function startEchoAgentV03(opts: V03AgentOptions): Promise<RunningV
     undefined,
     new InMemoryPushNotificationStore(),
     { send: async (task) => void pushed.push(task.id) },
-    async () => ({ ...card, name: `${card.name} (extended)` }),
+    opts.extendedCardConfigured === false ? undefined : async () => ({ ...card, name: `${card.name} (extended)` }),
   );
 
   const app = express();
