@@ -201,6 +201,19 @@ export const V03_SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: 'tasks/resubscribe to an unknown task → TaskNotFoundError',
+    async run(t, { client }) {
+      const it = client.resubscribeTask({ id: 'no-such-task' })[Symbol.asyncIterator]();
+      const err = await it.next().then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      // 0.3.14's JSON-RPC stream reader wraps the error it read (as its `cause`)
+      const found = err instanceof TaskNotFoundError || err?.cause instanceof TaskNotFoundError;
+      t.ok(found, `TaskNotFoundError (${String(err?.message)})`);
+    },
+  },
+  {
     name: 'tasks/pushNotificationConfig set, get, list, delete',
     async run(t, { client }) {
       const task = await sendTask(client, 'push');

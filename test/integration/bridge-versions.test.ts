@@ -1,6 +1,7 @@
 // Issue 13, `versions:` per route: a route with `versions: ['1.0']` refuses
 // 0.3 callers with VersionNotSupported in their own binding and dialect —
-// JSON-RPC 0.3 error object (code -32009, no 1.0 ErrorInfo array), 0.3 REST
+// JSON-RPC 0.3 error object (code -32009, no 1.0 ErrorInfo array; for a
+// stream, its one `event: error` frame, as 0.3 clients read it), 0.3 REST
 // `{code, message}` body with HTTP 400, 0.3 gRPC status FAILED_PRECONDITION
 // with a message and no grpc-status-details-bin — before anything reaches
 // the agent, for unary and streaming methods alike; the official 0.3.14
@@ -16,6 +17,7 @@ import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
 import { v03Message } from '../helpers/sdk-v03.js';
+import { TestSseParser } from '../helpers/sse.js';
 
 const agent = await startEchoAgent({ bindings: BINDINGS });
 const gw = await startGateway(
@@ -53,8 +55,21 @@ t.test('JSON-RPC: a 0.3 method on a 1.0-only route is -32009 in the 0.3 error fo
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
     });
-    tt.match(res.headers['content-type'], /application\/json/, `${method}: a plain JSON answer, not a stream`);
-    const body = (await res.body.json()) as any;
+    let body: any;
+    if (method === 'message/stream') {
+      // 0.3 clients read a stream only as SSE: the refusal is the stream's one error event
+      tt.match(res.headers['content-type'], /text\/event-stream/, `${method}: a stream`);
+      const events = new TestSseParser().push(await res.body.text());
+      tt.same(
+        events.map((e) => e.event),
+        ['error'],
+        `${method}: one error event`,
+      );
+      body = JSON.parse(events[0]?.data ?? '{}');
+    } else {
+      tt.match(res.headers['content-type'], /application\/json/, `${method}: a plain JSON answer`);
+      body = await res.body.json();
+    }
     tt.equal(body.id, 7);
     tt.equal(body.error?.code, -32009, `${method}: -32009`);
     tt.match(body.error?.message, /not supported on route "strict"/, `${method}: says why`);
@@ -63,6 +78,8 @@ t.test('JSON-RPC: a 0.3 method on a 1.0-only route is -32009 in the 0.3 error fo
   tt.notOk(reached(), 'nothing reached the agent');
   const transport = new JsonRpcTransport({ endpoint: `${gw.httpUrl}/` });
   await tt.rejects(transport.getTask({ id: 'x' }), /\(Code: -32009\)/, 'the 0.3.14 JSON-RPC transport reads it');
+  const stream = transport.sendMessageStream({ message: v03Message('refused') });
+  await tt.rejects(stream.next(), /SSE event contained an error: .*\(Code: -32009\)/, 'and its stream reader');
 });
 
 t.test('REST: a /v1 call without A2A-Version on a 1.0-only route is the 0.3 body with HTTP 400', async (tt) => {
