@@ -144,6 +144,34 @@ export const V03_SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: 'message/stream → a Message alone; → an input-required task alone',
+    async run(t, { client }) {
+      const kinds = async (text: string) => {
+        const out: Event[] = [];
+        for await (const e of client.sendMessageStream({ message: v03Message(text) })) out.push(e as Event);
+        return out;
+      };
+      const message = await kinds('message');
+      t.same(
+        message.map((e) => e.kind),
+        ['message'],
+      );
+      t.equal(textOf((message[0] as Message).parts), 'a message, not a task');
+      const input = await kinds('input');
+      t.equal(input[0]?.kind, 'task');
+      const last = input.at(-1)!;
+      const state = last.kind === 'task' ? last.status.state : (last as TaskStatusUpdateEvent).status?.state;
+      t.equal(state, 'input-required', 'ends input-required');
+    },
+  },
+  {
+    name: 'message/send in a context the caller names keeps it',
+    async run(t, { client }) {
+      const task = await client.sendMessage({ message: v03Message('ctx', { contextId: 'ctx-given-by-caller' }) });
+      t.equal((task as Task).contextId, 'ctx-given-by-caller');
+    },
+  },
+  {
     name: 'tasks/get (historyLength) → the task',
     async run(t, { client }) {
       const task = await sendTask(client, 'get me');
@@ -158,6 +186,14 @@ export const V03_SCENARIOS: readonly Scenario[] = [
     name: 'tasks/get of an unknown task → TaskNotFoundError',
     async run(t, { client }) {
       await t.rejects(client.getTask({ id: 'no-such-task' }), TaskNotFoundError);
+    },
+  },
+  {
+    name: 'tasks/cancel and tasks/pushNotificationConfig/set of an unknown task → TaskNotFoundError',
+    async run(t, { client }) {
+      await t.rejects(client.cancelTask({ id: 'no-such-task' }), TaskNotFoundError, 'cancel');
+      const config = { taskId: 'no-such-task', pushNotificationConfig: { id: 'c', url: 'https://example.com/h' } };
+      await t.rejects(client.setTaskPushNotificationConfig(config), TaskNotFoundError, 'push config');
     },
   },
   {

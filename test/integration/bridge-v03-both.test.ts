@@ -4,10 +4,11 @@
 // '0.3'`), the shared scenario list passes, and the agent gets 0.3's service
 // parameters (A2A-Version absent or 0.3, X-A2A-Extensions). Pass-through
 // (same binding, same version) relays the calls as they came and passes the
-// list too — except where 0.3.14's own REST client and server disagree (the
-// push-config body): there the caller gets what the agent answers directly,
-// which the translated route does not suffer (it reads both bodies and sends
-// the one 0.3.14's server reads).
+// list too. Where 0.3.14 fails against itself — its REST server turns an
+// error before a stream's first event into its own internal error; its REST
+// client and server disagree on the push-config body — the caller gets what
+// the agent answers directly (the translated route resolves the second: it
+// reads both bodies and sends the one 0.3.14's server reads).
 import t from 'tap';
 import { pino } from 'pino';
 import type { Binding } from '../../src/config/types.js';
@@ -15,7 +16,7 @@ import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { BRIDGE_EXTENSION, V03_SCENARIOS } from '../helpers/bridge-scenarios.js';
 import { startEchoAgentV03 } from '../helpers/echo-agent-v03.js';
 import { BINDINGS, gatewayConfig } from '../helpers/harness.js';
-import { transportOf, v03Client, v03Message, V03_TRANSPORTS } from '../helpers/sdk-v03.js';
+import { transportOf, v03Client, v03Message, V03_TRANSPORTS, type V03Transport } from '../helpers/sdk-v03.js';
 
 const agent = await startEchoAgentV03({ bindings: ['JSONRPC', 'HTTP+JSON', 'GRPC'], extensions: [BRIDGE_EXTENSION] });
 const gateways: Array<{ up: Binding; passThrough: boolean; gw: RunningGateway }> = [];
@@ -35,7 +36,16 @@ t.teardown(async () => {
   await agent.close();
 });
 
-const PUSH = V03_SCENARIOS.find((s) => s.name.startsWith('tasks/pushNotificationConfig'))!;
+/**
+ * Scenarios 0.3.14 fails against itself, by where the agent is reached; each is
+ * checked below to come back as the agent answers it directly.
+ */
+function sdkFails(name: string, up: Binding, passThrough: boolean): boolean {
+  // its REST server answers any error before a stream's first event with its own internal error
+  if (up === 'HTTP+JSON' && name.startsWith('tasks/resubscribe to an unknown task')) return true;
+  // its REST client and server disagree on the push-config body (relayed as it is on pass-through)
+  return passThrough && up === 'HTTP+JSON' && name.includes('pushNotificationConfig');
+}
 
 for (const { up, passThrough, gw } of gateways) {
   const transports = passThrough ? [up] : V03_TRANSPORTS;
@@ -46,7 +56,7 @@ for (const { up, passThrough, gw } of gateways) {
       tt.equal(transportOf(client), transport);
       const seenExtensions = () => agent.lastCall()?.extensions;
       for (const s of V03_SCENARIOS) {
-        if (passThrough && up === 'HTTP+JSON' && s === PUSH) continue; // below
+        if (sdkFails(s.name, up, passThrough)) continue; // below: as the agent answers it
         await tt.test(s.name, (st) => s.run(st, { client, transport, seenExtensions }));
       }
       await tt.test('the agent gets 0.3 service parameters', async (st) => {
@@ -60,6 +70,24 @@ for (const { up, passThrough, gw } of gateways) {
     });
   }
 }
+
+t.test('where 0.3.14 fails against itself, the caller gets what the agent answers', async (tt) => {
+  const resubscribe = async (cardUrl: string, transport: V03Transport) => {
+    const client = await v03Client(cardUrl, transport);
+    const it = client.resubscribeTask({ id: 'no-such-task' })[Symbol.asyncIterator]();
+    return it.next().then(
+      () => 'no error',
+      (e: Error) => e.message,
+    );
+  };
+  tt.match(await resubscribe(agent.cardUrl, 'HTTP+JSON'), 'Bug: toJson serializer', "the REST agent's own error");
+  for (const { up, passThrough, gw } of gateways.filter((g) => g.up === 'HTTP+JSON')) {
+    for (const transport of passThrough ? [up] : V03_TRANSPORTS) {
+      const got = await resubscribe(`${gw.httpUrl}/.well-known/agent-card.json`, transport);
+      tt.match(got, 'Bug: toJson serializer', `${transport} caller, ${passThrough ? 'pass-through' : 'translated'}`);
+    }
+  }
+});
 
 t.test(
   'pass-through REST: the push-config body 0.3.14 client and server disagree on, as the agent answers it',
