@@ -214,6 +214,14 @@ for (const s of shapes) {
       }
     }
   });
+  if (s.name === 'root-v1-auto') {
+    t.test('the version may come as the A2A-Version query parameter', async (tt) => {
+      const one = await get('/.well-known/agent-card.json?A2A-Version=1.0', {});
+      tt.notOk('url' in one.json, '?A2A-Version=1.0: the 1.0 shape');
+      const old = await get('/.well-known/agent-card.json?A2A-Version=0.3', {});
+      tt.equal(old.json.protocolVersion, '0.3.0', '?A2A-Version=0.3: the 0.3 shape');
+    });
+  }
   if (!s.extended) continue;
   t.test(`extended cards of ${s.name}`, async (tt) => {
     const one = await rpc(s, 'GetExtendedAgentCard', '1.0');
