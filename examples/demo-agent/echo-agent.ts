@@ -22,6 +22,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
 
 export type AgentBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 
@@ -214,6 +215,8 @@ export interface EchoAgentOptions {
   httpPort?: number;
   grpcPort?: number;
   name?: string;
+  /** The SDK's own A2A 0.3 compatibility layer on every binding (the bridge tests' reference). */
+  legacyCompat?: boolean;
 }
 
 export interface RunningAgent {
@@ -314,11 +317,11 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
       });
       next();
     });
-    app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
-    if (opts.bindings.includes('JSONRPC'))
-      app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-    if (opts.bindings.includes('HTTP+JSON'))
-      app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    const legacyCompat = opts.legacyCompat ? { legacyCompat: { enabled: true } } : {};
+    const rpc = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication, ...legacyCompat };
+    app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, ...legacyCompat }));
+    if (opts.bindings.includes('JSONRPC')) app.use('/a2a/jsonrpc', jsonRpcHandler(rpc));
+    if (opts.bindings.includes('HTTP+JSON')) app.use('/a2a/rest', restHandler(rpc));
     httpServer = await new Promise<HttpServer>((resolve) => {
       const s = app.listen(opts.httpPort ?? 0, host, () => resolve(s));
     });
@@ -351,6 +354,10 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
       };
     }
     grpcServer.addService(A2AService, wrapped as grpc.UntypedServiceImplementation);
+    if (opts.legacyCompat) {
+      const legacy = legacyGrpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication });
+      grpcServer.addService(LegacyA2AService, legacy);
+    }
     const port = await new Promise<number>((resolve, reject) => {
       grpcServer!.bindAsync(`${host}:${opts.grpcPort ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
         err ? reject(err) : resolve(p),
@@ -361,12 +368,10 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
   const jsonRpcUrl = `${httpUrl}/a2a/jsonrpc`;
   const restUrl = `${httpUrl}/a2a/rest`;
   const iface = { JSONRPC: jsonRpcUrl, 'HTTP+JSON': restUrl, GRPC: grpcAddress } as const;
-  card.supportedInterfaces = opts.bindings.map((b) => ({
-    url: iface[b],
-    protocolBinding: b,
-    tenant: '',
-    protocolVersion: '1.0',
-  }));
+  // with the 0.3 layer on, the same endpoints are listed again at 0.3 (the SDK serves 0.3 callers only then)
+  card.supportedInterfaces = (opts.legacyCompat ? ['1.0', '0.3'] : ['1.0']).flatMap((protocolVersion) =>
+    opts.bindings.map((b) => ({ url: iface[b], protocolBinding: b, tenant: '', protocolVersion })),
+  );
   return {
     card,
     httpUrl,

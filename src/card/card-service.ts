@@ -117,7 +117,8 @@ export class CardService {
       throw A2AError.of('UPSTREAM_UNAVAILABLE', `cannot read the upstream's agent card: ${(e as Error).message}`);
     }
     const at = publicAddresses(this.addresses(), this.trusted, route, view);
-    const requested = (view.header('a2a-version') ?? '').trim();
+    // the version as the caller gives it for any call: the header, else the query parameter (§3.6.1)
+    const requested = (view.header('a2a-version') ?? view.query?.('A2A-Version') ?? '').trim();
     const v03 = (requested === '' || requested.startsWith('0.')) && reachableByV03(route);
     const key = `${route.name} ${at.http} ${at.grpc} ${v03 ? '0.3' : '1.0'}`;
     const hit = this.served.get(key);

@@ -23,8 +23,8 @@ export interface AccessLine {
   caller?: string;
   events?: number;
   passThrough?: true;
-  version?: string;
-  upstreamVersion?: string;
+  version?: string | null;
+  upstreamVersion?: string | null;
 }
 
 /** Writes the line when the edge has answered: with the path, status and bytes out it recorded. */

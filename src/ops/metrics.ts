@@ -17,8 +17,8 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly calls = new Counter({
     name: 'a2a_gateway_calls_total',
-    help: 'Calls by route, method, inbound and upstream binding and outcome',
-    labelNames: ['route', 'method', 'inbound', 'upstream', 'outcome'] as const,
+    help: "Calls by route, method, inbound and upstream binding, outcome, and the caller's and upstream's A2A version",
+    labelNames: ['route', 'method', 'inbound', 'upstream', 'outcome', 'version', 'upstream_version'] as const,
     registers: [this.registry],
   });
   private readonly duration = new Histogram({
@@ -67,14 +67,26 @@ export class Metrics {
   /** Label children by their values: prom-client would hash the label set on every call. */
   private readonly children = new Map<string, CallChildren>();
 
-  /** One call's count and duration. Label values come from the route table and the catalogues only. */
-  call(route: string, method: string, inbound: string, upstream: string, outcome: string, seconds: number): void {
-    const key = `${route}\u0000${method}\u0000${inbound}\u0000${upstream}\u0000${outcome}`;
+  /**
+   * One call's count and duration. Label values come from the route table and the catalogues only; the
+   * versions are the caller's wire form (1.0 or 0.3, never the raw header) and the upstream interface's.
+   */
+  call(
+    route: string,
+    method: string,
+    inbound: string,
+    upstream: string,
+    outcome: string,
+    seconds: number,
+    version = '-',
+    upstreamVersion = '-',
+  ): void {
+    const key = `${route}\u0000${method}\u0000${inbound}\u0000${upstream}\u0000${outcome}\u0000${version}\u0000${upstreamVersion}`;
     let c = this.children.get(key);
     if (!c) {
       const unavailable = outcome === 'UPSTREAM_UNAVAILABLE' || outcome === 'UPSTREAM_TIMEOUT';
       c = {
-        calls: this.calls.labels(route, method, inbound, upstream, outcome),
+        calls: this.calls.labels(route, method, inbound, upstream, outcome, version, upstreamVersion),
         duration: this.duration.labels(route, method, inbound, upstream),
         upstreamErrors: unavailable ? this.upstreamErrors.labels(route, outcome) : undefined,
       };

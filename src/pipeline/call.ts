@@ -86,12 +86,17 @@ export interface Call {
   tracestate?: string;
 }
 
-/** Whether the call is forwarded as it came (a pass-through route reached over its upstream's own binding and version). */
+/**
+ * Whether the call is forwarded as it came (a pass-through route reached over
+ * its upstream's own binding and version). Never the extended card: it names
+ * the agent's own endpoints, and only the translated path rewrites them to the gateway's.
+ */
 export function isRelay(call: Call): boolean {
   const r = call.route;
   return (
     r !== undefined &&
     r.passThrough &&
+    call.method.name !== 'GetExtendedAgentCard' &&
     r.upstream.binding === call.inbound &&
     r.upstream.version === call.dialect &&
     call.request.relay !== undefined

@@ -213,9 +213,9 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       });
       const cardPath = (p: string): boolean => p === WELL_KNOWN_CARD || p === LEGACY_CARD;
       if (req.method === 'GET' && cardPath(path)) {
-        // A route bound to a host also serves its card at that host's root.
+        // A route bound to a host also serves its card at that host's root (before a root route of any host).
         const byHost = generation.router.hostRoute(hostOf(req));
-        if (byHost && group[0]?.pathPrefix !== '') group.unshift(byHost);
+        if (byHost && !group[0]?.hosts.length) group.unshift(byHost);
       }
       if (group.length === 0) {
         const err = A2AError.of('NO_ROUTE', `no route for ${hostOf(req) ?? ''}${path}`);

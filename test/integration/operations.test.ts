@@ -131,12 +131,12 @@ t.test('health, readiness, metrics, reflection', async (tt) => {
   const metrics = (await get(`http://${p.admin}/metrics`)).text;
   for (const inbound of BINDINGS)
     for (const upstream of BINDINGS) {
-      const line = `a2a_gateway_calls_total{route="up-${slug(upstream)}",method="SendMessage",inbound="${inbound}",upstream="${upstream}",outcome="OK"} 1`;
+      const line = `a2a_gateway_calls_total{route="up-${slug(upstream)}",method="SendMessage",inbound="${inbound}",upstream="${upstream}",outcome="OK",version="1.0",upstream_version="1.0"} 1`;
       tt.ok(metrics.includes(line), `metrics: ${inbound} → ${upstream}`);
     }
   tt.match(
     metrics,
-    'a2a_gateway_calls_total{route="up-grpc",method="GetTask",inbound="JSONRPC",upstream="GRPC",outcome="TASK_NOT_FOUND"} 1',
+    'a2a_gateway_calls_total{route="up-grpc",method="GetTask",inbound="JSONRPC",upstream="GRPC",outcome="TASK_NOT_FOUND",version="1.0",upstream_version="1.0"} 1',
     'outcome is the error reason',
   );
   tt.match(metrics, /a2a_gateway_call_duration_seconds_bucket\{/, 'latency histogram');

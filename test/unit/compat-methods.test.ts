@@ -2,6 +2,7 @@
 // names per dialect as @a2a-js/sdk 1.3.0's compat layer maps them, schemas and
 // google.api.http rules from the generated 0.3 descriptor, and where
 // @a2a-js/sdk 0.3.14's REST routes differ from those rules.
+import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import {
   legacyGrpcToV1Method,
@@ -88,6 +89,14 @@ t.test('0.3 schemas and http rules from the descriptor; where 0.3.14 REST differ
   tt.match(md, '| `ListTasks` | — | — | — (UnsupportedOperation toward a 0.3 upstream) |');
   tt.match(
     md,
-    '| `SubscribeToTask` | `tasks/resubscribe` | `TaskSubscription` | `GET|POST /v1/tasks/{id}:subscribe` → 200 |',
+    '| `SubscribeToTask` | `tasks/resubscribe` | `TaskSubscription` | `GET\\|POST /v1/tasks/{id}:subscribe` → 200 |',
   );
+  tt.equal(md.split('\n').filter((l) => l.split(/(?<!\\)\|/).length !== 6).length, 0, 'four cells in every row');
+});
+
+t.test("the README's bridge table is v03MethodTableMarkdown()", async (tt) => {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const m = /<!-- v03-method-table:[^>]*-->\n([\s\S]*?)\n<!-- \/v03-method-table -->/.exec(readme);
+  tt.ok(m, 'the README marks the table');
+  tt.equal(m?.[1], v03MethodTableMarkdown(), 'the README table is what methods.ts produces');
 });

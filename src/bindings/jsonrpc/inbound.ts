@@ -6,8 +6,9 @@
 // HTTP status (415, 413, 401 with WWW-Authenticate, §7.4); every other
 // JSON-RPC-level answer is HTTP 200. Streaming methods (§9.4.2, §9.4.6) answer
 // text/event-stream whose events are JSON-RPC responses with the request's id;
-// an error before the first event is a plain JSON-RPC error, one after it a
-// final `event: error` response. A pass-through route gets the body as it came.
+// an error before the first event is a plain JSON-RPC error (toward 0.3, whose
+// clients read a stream only as SSE, a stream of that one `event: error`),
+// one after it a final `event: error` response. A pass-through route gets the body as it came.
 // A 0.3 method name (`message/send`, …) is a 0.3 call: read and answered in
 // the 0.3 dialect through the bridge (compat/v0_3), the same envelope inside.
 import type { RouteConfig } from '../../config/types.js';
@@ -19,7 +20,7 @@ import { A2AError, asA2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { errorHeaders } from '../../http/error-headers.js';
 import { parseJsonBody } from '../../http/json-body.js';
-import { mediaType, rejectedInfo, type HttpAnswer, type HttpCall } from '../../http/request.js';
+import { mediaType, rejectedInfo, type HttpAnswer, type HttpCall, type SseFrame } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, Call, InboundRequest } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
@@ -66,13 +67,29 @@ function errorAnswer(id: JsonRpcId, err: A2AError, dialect: ProtocolVersion = '1
   return { ...a, headers: { ...a.headers, ...errorHeaders(err) } };
 }
 
+/**
+ * The error answer to a streaming call. A 0.3 client (@a2a-js/sdk 0.3.x)
+ * reads a stream's answer only from text/event-stream, so toward 0.3 an
+ * error before the first event is a stream of one `event: error` frame, as
+ * 0.3 servers write it; transport-level refusals (401, 413, 415) keep their
+ * status, and 1.0 callers get the plain JSON-RPC error (§9.4.2).
+ */
+function streamErrorAnswer(id: JsonRpcId, err: A2AError, dialect: ProtocolVersion): HttpAnswer {
+  if (dialect !== '0.3' || httpStatusOf(err) !== 200) return errorAnswer(id, err, dialect);
+  async function* frames(): AsyncGenerator<SseFrame> {
+    yield { event: 'error', data: JSON.stringify(errorResponse(id, err, dialect)) };
+  }
+  return { status: 200, headers: errorHeaders(err), sse: { frames: frames(), keepAliveMs: 0 } };
+}
+
 function isValidId(id: unknown): id is JsonRpcId {
   return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
 }
 
 /** One framed request: ready for the pipeline, or the response that ends it here. */
 type Framed =
-  { done: true; response: JsonObject | undefined } | { done: false; call: Call; id: JsonRpcId; hasId: boolean };
+  | { done: true; response: JsonObject | undefined; v03Stream?: { id: JsonRpcId; err: A2AError } }
+  | { done: false; call: Call; id: JsonRpcId; hasId: boolean };
 
 export class JsonRpcInbound {
   constructor(private readonly pipeline: Pipeline) {}
@@ -100,12 +117,17 @@ export class JsonRpcInbound {
       return answer(200, present.length > 0 ? present : undefined);
     }
     const f = this.frame(parsed, http, candidates, generation, false, started);
+    if (f.done && f.v03Stream) return streamErrorAnswer(f.v03Stream.id, f.v03Stream.err, '0.3');
     if (f.done) return f.response ? answer(200, f.response) : answer(200, undefined);
     let result: Answer;
     try {
       result = await this.pipeline.run(f.call);
     } catch (e) {
-      return f.hasId ? errorAnswer(f.id, asA2AError(e), f.call.dialect) : answer(200, undefined);
+      if (!f.hasId) return answer(200, undefined);
+      const err = asA2AError(e);
+      return f.call.method.streaming
+        ? streamErrorAnswer(f.id, err, f.call.dialect)
+        : errorAnswer(f.id, err, f.call.dialect);
     }
     if (result.kind === 'relayHttp') return { status: result.status, headers: result.headers, relay: result.body };
     if (result.kind === 'stream') return this.stream(f, result.events);
@@ -130,9 +152,12 @@ export class JsonRpcInbound {
     }
     const hasId = 'id' in req;
     const id: JsonRpcId = hasId && isValidId(req.id) ? req.id : null;
-    const fail = (err: A2AError, always = false): Framed => {
+    const fail = (err: A2AError, always = false, dialect: ProtocolVersion = '1.0', streaming = false): Framed => {
       this.pipeline.rejected(rejectedInfo(http, 'JSONRPC', started), err);
-      return { done: true, response: hasId || always ? errorResponse(id, err) : undefined };
+      const response = hasId || always ? errorResponse(id, err, dialect) : undefined;
+      // a single 0.3 stream's refusal goes out as that stream's error event (streamErrorAnswer)
+      const v03Stream = response && dialect === '0.3' && streaming && !inBatch ? { id, err } : undefined;
+      return { done: true, response, ...(v03Stream ? { v03Stream } : {}) };
     };
     if (req.jsonrpc !== '2.0' || typeof req.method !== 'string' || (hasId && !isValidId(req.id))) {
       // an invalid request is answered even without a usable id
@@ -145,11 +170,14 @@ export class JsonRpcInbound {
     const info = v03 ? methodInfo(v03.method) : methodByName(req.method);
     if (!info) return fail(A2AError.of('METHOD_NOT_FOUND', `Method not found: ${req.method.slice(0, 100)}`));
     if (info.streaming && (inBatch || !hasId)) {
-      return fail(A2AError.of('INVALID_REQUEST', `${info.name} streams its answer: send it alone, with an id`), true);
+      const name = v03 ? req.method : info.name;
+      const err = A2AError.of('INVALID_REQUEST', `${name} streams its answer: send it alone, with an id`);
+      return fail(err, true, dialect, true);
     }
     const params = req.params;
     if (params !== undefined && !isObject(params)) {
-      return fail(A2AError.invalidParams([{ field: 'params', description: 'params must be an object' }]));
+      const err = A2AError.invalidParams([{ field: 'params', description: 'params must be an object' }]);
+      return fail(err, false, dialect, info.streaming);
     }
     const tenant = typeof params?.tenant === 'string' && !v03 ? params.tenant : '';
     const body = http.body;
@@ -221,6 +249,6 @@ export class JsonRpcInbound {
       (err) => ({ event: 'error', data: JSON.stringify(errorResponse(f.id, err, d)) }),
       f.call.route!.sseKeepAliveMs,
     );
-    return opened.ok ? opened.answer : errorAnswer(f.id, opened.error, d);
+    return opened.ok ? opened.answer : streamErrorAnswer(f.id, opened.error, d);
   }
 }

@@ -3,8 +3,9 @@
 //   kept; 1.0-only -32008/-32009 (and the gateway's own codes) keep theirs too
 //   (0.3 SDKs surface an unknown code generically). 0.3 `data` is a free-form
 //   object, 1.0 has ErrorInfo: toward 0.3 `data` = ErrorInfo.metadata (or
-//   omitted); from 0.3 the ErrorInfo is synthesized from the code and the
-//   string fields of `data` become its metadata.
+//   omitted) and BadRequest's field violations are told in the message; from
+//   0.3 the ErrorInfo is synthesized from the code and the string fields of
+//   `data` become its metadata.
 // - REST: @a2a-js/sdk 0.3.x answers `{code, message, data?}` as application/json
 //   with 404 (TaskNotFound, MethodNotFound), 409 (TaskNotCancelable), 400, 500;
 //   a 0.3 error body is read by its `code` before its HTTP status.
@@ -14,6 +15,7 @@
 //   tells the errors sharing a status apart by the method called.
 import {
   A2AError,
+  BAD_REQUEST_TYPE,
   ERROR_INFO_TYPE,
   nameFromDetails,
   nameFromHttp,
@@ -36,9 +38,22 @@ export function errorInfoMetadata(err: A2AError): Record<string, string> | undef
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** A 0.3 error object {code, message, data?} (JSON-RPC `error`, REST body, SSE error event). */
+/** "field: description; …" of the error's google.rpc.BadRequest (at most five), or "" when it has none. */
+function violationsText(err: A2AError): string {
+  const bad = err.details.find((d) => d['@type'] === BAD_REQUEST_TYPE);
+  const list = Array.isArray(bad?.fieldViolations) ? bad.fieldViolations.filter(isObject) : [];
+  const shown = list.slice(0, 5).map((v) => `${String(v.field ?? '')}: ${String(v.description ?? '')}`);
+  return shown.join('; ') + (list.length > 5 ? `; and ${list.length - 5} more` : '');
+}
+
+/**
+ * A 0.3 error object {code, message, data?} (JSON-RPC `error`, REST body, SSE
+ * error event). 0.3 has no google.rpc details: field violations go into the message.
+ */
 export function errorToV03(err: A2AError): JsonObject {
-  return compact({ code: err.row.jsonRpc, message: err.message, data: errorInfoMetadata(err) });
+  const violations = violationsText(err);
+  const message = violations ? `${err.message}: ${violations}` : err.message;
+  return compact({ code: err.row.jsonRpc, message, data: errorInfoMetadata(err) });
 }
 
 /** An error read from a 0.3 catalogue name, message and `data` object (string fields → ErrorInfo metadata). */

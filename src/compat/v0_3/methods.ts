@@ -188,6 +188,7 @@ export function resolveMethod(name: string): MethodName | undefined {
 
 /** The README's method table (Markdown): 0.3 names per binding beside the 1.0 method. */
 export function v03MethodTableMarkdown(): string {
+  // a `|` splits a GitHub table cell even inside a code span: the verbs are joined with `\|`
   const lines = [
     '| 1.0 method | 0.3 JSON-RPC | 0.3 gRPC `a2a.v1.A2AService` | 0.3 REST (@a2a-js/sdk 0.3.14) |',
     '| :-- | :-- | :-- | :-- |',
@@ -196,7 +197,7 @@ export function v03MethodTableMarkdown(): string {
     const m = V03_METHODS.get(method);
     lines.push(
       m
-        ? `| \`${method}\` | \`${m.jsonRpc}\` | \`${m.grpc}\` | \`${m.rest.verbs.join('|')} ${m.rest.path}\` → ${m.rest.status} |`
+        ? `| \`${method}\` | \`${m.jsonRpc}\` | \`${m.grpc}\` | \`${m.rest.verbs.join('\\|')} ${m.rest.path}\` → ${m.rest.status} |`
         : `| \`${method}\` | — | — | — (UnsupportedOperation toward a 0.3 upstream) |`,
     );
   }

@@ -3,7 +3,8 @@
 // caller's, else a new trace; with OTLP export a SERVER span whose id the
 // upstream sees as its parent), and when the call ends — unary answer, stream
 // end, failure or caller gone — runs the stages' end hooks and writes the one
-// log line, the metrics and the span. Errors leave here redacted (no secret of
+// log line and the metrics (both with the caller's and the upstream's A2A
+// version, issue 13) and the span. Errors leave here redacted (no secret of
 // the call in a message, §13) and mapped: caller gone = CANCELLED, drain =
 // SHUTTING_DOWN.
 import type { Readable } from 'node:stream';
@@ -109,23 +110,33 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
     const upstream = call.upstream?.binding ?? '-';
     const outcome = err ? err.errorName : 'OK';
     const seconds = Number(process.hrtime.bigint() - call.started) / 1e9;
-    metrics.call(route, call.method.name, call.inbound, upstream, outcome, seconds);
+    metrics.call(
+      route,
+      call.method.name,
+      call.inbound,
+      upstream,
+      outcome,
+      seconds,
+      call.dialect,
+      call.upstream?.version,
+    );
     const line: AccessLine = {
       requestId: call.requestId,
       client: call.view.remoteAddress ?? null,
       method: call.method.name,
       route: call.route?.name ?? null,
       inbound: call.inbound,
+      // the caller's A2A version (Major.Minor; null when refused before it was read) and the upstream interface's
+      version: call.version ?? null,
       upstream: call.upstream?.binding ?? null,
+      upstreamVersion: call.upstream?.version ?? null,
       outcome,
       durationMs: Math.round(seconds * 1e6) / 1000,
       bytesIn: call.request.size,
       traceId: traceIdOf(call.traceparent),
-      version: call.version ?? call.dialect,
     };
     if (err) line.error = err.message;
     if (call.caller) line.caller = call.caller;
-    if (call.upstream) line.upstreamVersion = call.upstream.version;
     if (call.method.streaming) line.events = events;
     if (call.route?.passThrough && call.upstream?.binding === call.inbound && call.upstream.version === call.dialect) {
       line.passThrough = true;
