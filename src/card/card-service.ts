@@ -8,11 +8,13 @@ import type { BlockList } from 'node:net';
 import type { Logger } from 'pino';
 import type { RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
+import { withoutAddresses } from '../errors/addresses.js';
 import { AgentCardSchema, type AgentCard } from '../gen/a2a_pb.js';
 import type { RequestView } from '../http/request.js';
 import { readJson, writeJson, type JsonObject } from '../proto/json.js';
 import type { CardStore } from './card-store.js';
-import { publicAddresses, type GatewayAddresses } from './public-address.js';
+import { cardVaries, publicAddresses, type GatewayAddresses } from './public-address.js';
+import { selfCheck } from './self-address.js';
 import { cardToV03 } from '../compat/v0_3/card.js';
 import { bindingOrder, reachableByV03, rewriteCard } from './served-card.js';
 import { signCard } from './signing.js';
@@ -23,6 +25,14 @@ export interface ServedCard {
   etag: string;
   lastModified: Date;
   maxAgeSeconds: number;
+}
+
+/** A card that cannot be read: its URL and the socket error go to the log, not to the caller. */
+function cardUnavailable(e: unknown): A2AError {
+  const text = (e as Error).message;
+  return A2AError.of('UPSTREAM_UNAVAILABLE', `cannot read the upstream's agent card: ${withoutAddresses(text)}`, {
+    internal: text,
+  });
 }
 
 export class CardService {
@@ -62,18 +72,21 @@ export class CardService {
     try {
       card = await this.store.get(route);
     } catch (e) {
-      throw A2AError.of('UPSTREAM_UNAVAILABLE', `cannot read the upstream's agent card: ${(e as Error).message}`);
+      throw cardUnavailable(e);
     }
-    const choice = chooseInterfaces(card ?? {}, route);
+    const choice = chooseInterfaces(card ?? {}, route, selfCheck(this.addresses(), route));
     if (choice.skipped.length > 0)
       this.warnOnce(`skip ${route.name}`, 'upstream card interfaces passed over', {
         route: route.name,
         skipped: choice.skipped,
       });
     if (choice.usable.length === 0) {
+      // the interfaces' URLs are logged, not answered
+      const why = choice.skipped.join('; ') || 'none listed';
       throw A2AError.of(
         'UPSTREAM_UNAVAILABLE',
-        `the upstream card lists no interface this gateway may use: ${choice.skipped.join('; ') || 'none listed'}`,
+        `the upstream card lists no interface this gateway may use: ${withoutAddresses(why)}`,
+        { internal: why },
       );
     }
     return choice.usable;
@@ -114,7 +127,7 @@ export class CardService {
     try {
       source = (await this.store.get(route)) ?? minimalCard(route);
     } catch (e) {
-      throw A2AError.of('UPSTREAM_UNAVAILABLE', `cannot read the upstream's agent card: ${(e as Error).message}`);
+      throw cardUnavailable(e);
     }
     const at = publicAddresses(this.addresses(), this.trusted, route, view);
     // the version as the caller gives it for any call: the header, else the query parameter (§3.6.1)
@@ -144,6 +157,11 @@ export class CardService {
     };
     this.served.set(key, { source, card: served });
     return served;
+  }
+
+  /** The request headers the route's served card depends on (for `Vary`). */
+  varies(route: RouteConfig): string[] {
+    return cardVaries(this.addresses(), this.trusted, route);
   }
 
   /** GetExtendedAgentCard's answer with the gateway's interfaces, like the public card. */

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import { tlsKey, undiciConnect } from '../tls/upstream-tls.js';
+import { readCapped } from '../upstream/http-pool.js';
 import type { RouteConfig } from '../config/types.js';
 import type { JsonObject } from '../proto/json.js';
 import { cardFromV03, interfacesOfV03Card, isV03Card } from '../compat/v0_3/card.js';
@@ -175,7 +176,7 @@ export class CardStore {
         headersTimeout: route.timeoutMs,
         bodyTimeout: route.timeoutMs,
       });
-      const text = await res.body.text();
+      const text = await readCapped(res.body, res.headers, route.maxResponseBytes);
       const cc = res.headers['cache-control'];
       const fresh = maxAgeMs(Array.isArray(cc) ? cc.join(',') : cc);
       if (res.statusCode === 304 && e.card) {

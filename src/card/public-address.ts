@@ -5,6 +5,8 @@
 // forwarded prefix that already ends with the route prefix is not doubled.
 import { BlockList, isIP } from 'node:net';
 import type { RouteConfig } from '../config/types.js';
+import { A2AError } from '../errors/a2a-error.js';
+import { isAuthority } from '../routing/canonical.js';
 import type { RequestView } from '../http/request.js';
 
 export interface PublicAddresses {
@@ -20,6 +22,9 @@ export interface GatewayAddresses {
   grpcPort: number;
   /** The HTTP listener serves TLS (https:// when no forwarded proto says otherwise). */
   tls?: boolean;
+  /** The listeners' host and the admin port (for telling the gateway's own addresses from an agent's). */
+  listenHost?: string;
+  adminPort?: number;
 }
 
 export function trustList(entries: readonly string[]): BlockList {
@@ -64,9 +69,26 @@ export function hostName(host: string): string {
 }
 
 function joinPrefix(forwardedPrefix: string, routePrefix: string): string {
-  const fp = forwardedPrefix.replace(/\/+$/, '');
+  // a prefix is path characters only (RFC 3986 pchar and "/"); anything else is not believed
+  const fp = /^[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(forwardedPrefix) ? forwardedPrefix.replace(/\/+$/, '') : '';
   if (fp && fp.startsWith('/') && routePrefix && fp.endsWith(routePrefix)) return fp;
   return `${fp.startsWith('/') ? fp : ''}${routePrefix}`;
+}
+
+/** The request headers a served card is built from, for `Vary` (none when the route's public URLs are configured). */
+export function cardVaries(gw: GatewayAddresses, trusted: BlockList, route: RouteConfig): string[] {
+  const http = route.card.publicHttpUrl ?? gw.publicHttpUrl;
+  const grpc = route.card.publicGrpcAddress ?? gw.publicGrpcAddress;
+  if (http !== undefined && grpc !== undefined) return [];
+  const forwardedBy =
+    trusted.rules.length > 0 ? ['X-Forwarded-Proto', 'X-Forwarded-Host', 'X-Forwarded-Prefix', 'Forwarded'] : [];
+  return ['Host', ...forwardedBy];
+}
+
+/** A host written into a card URL must be an authority (host[:port]): anything else is refused. */
+function checkedHost(host: string): string {
+  if (!isAuthority(host)) throw A2AError.of('INVALID_REQUEST', 'the request names a host that is not a host[:port]');
+  return host;
 }
 
 export function publicAddresses(
@@ -80,10 +102,12 @@ export function publicAddresses(
   let prefix = route.pathPrefix;
   if (isTrusted(trusted, req.remoteAddress)) {
     const fwd = forwarded(req.header('forwarded'));
-    proto = firstValue(req.header('x-forwarded-proto'))?.toLowerCase() ?? fwd.proto ?? proto;
+    const p = firstValue(req.header('x-forwarded-proto'))?.toLowerCase() ?? fwd.proto ?? proto;
+    proto = p === 'https' || p === 'http' ? p : proto;
     host = firstValue(req.header('x-forwarded-host')) ?? fwd.host ?? host;
     prefix = joinPrefix(firstValue(req.header('x-forwarded-prefix')) ?? '', route.pathPrefix);
   }
+  host = checkedHost(host);
   const httpHost = req.grpc ? `${hostName(host)}:${gw.httpPort}` : host;
   const http =
     route.card.publicHttpUrl ??

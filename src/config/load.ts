@@ -9,6 +9,7 @@ import { CONFIG_SCHEMA } from './schema.js';
 import { listenerProblems, semanticProblems } from './checks.js';
 import type { RawAuth, RawCard, RawConfig, RawListenerTls, RawRoute } from './raw.js';
 import {
+  DEFAULT_LIMITS,
   DEFAULTS,
   type CardConfig,
   type GatewayConfig,
@@ -155,12 +156,14 @@ export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig 
       version: r.upstream.version ?? '1.0',
       tenant: tenantPolicy(r.upstream.tenant),
       allowedHosts: (r.upstream.allowedHosts ?? []).map((h) => h.toLowerCase()),
+      allowPlaintextInterfaces: r.upstream.allowPlaintextInterfaces ?? false,
     },
     card: cardFromRaw(r.card ?? {}, baseDir),
     timeoutMs: r.timeoutMs ?? DEFAULTS.timeoutMs,
     streamIdleTimeoutMs: r.streamIdleTimeoutMs ?? DEFAULTS.streamIdleTimeoutMs,
     sseKeepAliveMs: r.sseKeepAliveMs ?? DEFAULTS.sseKeepAliveMs,
     maxSseEventBytes: r.maxSseEventBytes ?? DEFAULTS.maxSseEventBytes,
+    maxResponseBytes: r.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
     maxBodyBytes: r.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     maxStringLength: r.maxStringLength ?? DEFAULTS.maxStringLength,
     forwardHeaders: (r.forwardHeaders ?? []).map((h) => h.toLowerCase()),
@@ -254,6 +257,7 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
     admin: cfg.admin ? { host: cfg.admin.host ?? cfg.listen?.host ?? DEFAULTS.host, port: cfg.admin.port } : undefined,
     grpcReflection: cfg.grpcReflection ?? true,
     shutdownGraceMs: cfg.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
+    limits: { ...DEFAULT_LIMITS, ...cfg.limits },
     tracing: cfg.tracing
       ? {
           otlpEndpoint: cfg.tracing.otlpEndpoint,

@@ -1,6 +1,6 @@
 // The YAML config file's shapes as ajv has validated them (schema.ts), before
 // load.ts turns them into the typed GatewayConfig of types.ts.
-import type { Binding } from './types.js';
+import type { Binding, GatewayLimits } from './types.js';
 
 export interface RawRoute {
   name: string;
@@ -11,6 +11,7 @@ export interface RawRoute {
     version?: '1.0' | '0.3';
     tenant?: unknown;
     allowedHosts?: string[];
+    allowPlaintextInterfaces?: boolean;
     tls?: { ca?: string; cert?: string; key?: string; servername?: string };
     credentials?: 'forward' | 'strip' | { header: string; value?: string; valueEnv?: string; valueFile?: string };
   };
@@ -19,6 +20,7 @@ export interface RawRoute {
   streamIdleTimeoutMs?: number;
   sseKeepAliveMs?: number;
   maxSseEventBytes?: number;
+  maxResponseBytes?: number;
   maxBodyBytes?: number;
   maxStringLength?: number;
   forwardHeaders?: string[];
@@ -76,6 +78,7 @@ export interface RawConfig {
   admin?: { host?: string; port: number };
   grpcReflection?: boolean;
   shutdownGraceMs?: number;
+  limits?: Partial<GatewayLimits>;
   tracing?: {
     otlpEndpoint: string;
     protocol?: 'http/json' | 'http/protobuf' | 'grpc';

@@ -55,6 +55,19 @@ export const CONFIG_SCHEMA = {
       },
     },
     shutdownGraceMs: { type: 'integer', minimum: 0 },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        maxBatchItems: { type: 'integer', minimum: 1 },
+        batchConcurrency: { type: 'integer', minimum: 1 },
+        upstreamConnections: { type: 'integer', minimum: 1 },
+        upstreamStreams: { type: 'integer', minimum: 1 },
+        bodyTimeoutMs: { type: 'integer', minimum: 1 },
+        headersTimeoutMs: { type: 'integer', minimum: 1 },
+        idleTimeoutMs: { type: 'integer', minimum: 1 },
+      },
+    },
     log: {
       type: 'object',
       additionalProperties: false,
@@ -75,7 +88,8 @@ export const CONFIG_SCHEMA = {
             properties: {
               pathPrefix: { type: 'string', pattern: '^/' },
               hosts: { type: 'array', items: { type: 'string', minLength: 1 } },
-              tenant: { type: 'string', minLength: 1 },
+              // URL-safe (RFC 3986 unreserved): the tenant is a REST path segment
+              tenant: { type: 'string', pattern: '^[A-Za-z0-9._~-]+$' },
             },
           },
           upstream: {
@@ -87,6 +101,7 @@ export const CONFIG_SCHEMA = {
               binding: { enum: ['JSONRPC', 'HTTP+JSON', 'GRPC', 'auto'] },
               version: { enum: ['1.0', '0.3'] },
               allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 } },
+              allowPlaintextInterfaces: { type: 'boolean' },
               tls: {
                 type: 'object',
                 additionalProperties: false,
@@ -180,6 +195,7 @@ export const CONFIG_SCHEMA = {
           streamIdleTimeoutMs: { type: 'integer', minimum: 1 },
           sseKeepAliveMs: { type: 'integer', minimum: 0 },
           maxSseEventBytes: { type: 'integer', minimum: 1 },
+          maxResponseBytes: { type: 'integer', minimum: 1 },
           maxBodyBytes: { type: 'integer', minimum: 1 },
           maxStringLength: { type: 'integer', minimum: 1 },
           forwardHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },

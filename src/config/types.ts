@@ -68,8 +68,13 @@ export interface UpstreamConfig {
   /** The A2A version of a configured binding ('auto' reads it from the card). */
   version: ProtocolVersion;
   tenant: TenantPolicy;
-  /** Hosts (lower-case, no port) an upstream card's interface URLs may point at besides the upstream's own. */
+  /**
+   * Hosts an upstream card's interface URLs may point at besides the
+   * upstream's own: "host" (any port) or "host:port" (that port), lower-case.
+   */
   allowedHosts: string[];
+  /** A TLS upstream's card may name plain-http interfaces (default false: no downgrade). */
+  allowPlaintextInterfaces: boolean;
 }
 
 export interface SigningKey {
@@ -130,6 +135,8 @@ export interface RouteConfig {
   sseKeepAliveMs: number;
   /** Largest SSE event accepted from an upstream. */
   maxSseEventBytes: number;
+  /** Largest unary answer (or non-SSE body, or gRPC message) accepted from an upstream. */
+  maxResponseBytes: number;
   maxBodyBytes: number;
   /** Longest string (characters) accepted anywhere in a request: ids, texts, metadata. */
   maxStringLength: number;
@@ -173,7 +180,42 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** OpenTelemetry span export over OTLP; undefined = off (trace context is still propagated). */
   tracing: TracingConfig | undefined;
+  /** Gateway-wide limits (listeners, JSON-RPC batches, upstream connection budgets); absent = DEFAULT_LIMITS. */
+  limits?: GatewayLimits;
   routes: RouteConfig[];
+}
+
+/** Gateway-wide limits; every one has a default (DEFAULT_LIMITS) and a config field under `limits:`. */
+export interface GatewayLimits {
+  /** Requests in one JSON-RPC batch; more is PAYLOAD_TOO_LARGE for the whole batch. */
+  maxBatchItems: number;
+  /** Requests of one batch sent upstream at once. */
+  batchConcurrency: number;
+  /** Unary calls in flight per upstream origin (each holds one HTTP/1.1 connection); more is UPSTREAM_OVERLOADED at once. */
+  upstreamConnections: number;
+  /** Streams open per upstream origin, on connections of their own; more is UPSTREAM_OVERLOADED at once. */
+  upstreamStreams: number;
+  /** Longest pause while a request body is read (nginx client_body_timeout): 408, connection closed. */
+  bodyTimeoutMs: number;
+  /** Time to receive a request's headers (nginx client_header_timeout; Node's headersTimeout). */
+  headersTimeoutMs: number;
+  /** An HTTP keep-alive connection, HTTP/2 session or gRPC connection with no call open for this long is closed (also one that never sends its HTTP/2 preface). */
+  idleTimeoutMs: number;
+}
+
+/** nginx and Envoy defaults where they have one (README "Security" says which). */
+export const DEFAULT_LIMITS: GatewayLimits = {
+  maxBatchItems: 100,
+  batchConcurrency: 8,
+  upstreamConnections: 1024,
+  upstreamStreams: 1024,
+  bodyTimeoutMs: 60_000,
+  headersTimeoutMs: 60_000,
+  idleTimeoutMs: 75_000,
+};
+
+export function limitsOf(config: GatewayConfig): GatewayLimits {
+  return config.limits ?? DEFAULT_LIMITS;
 }
 
 export interface TracingConfig {
@@ -195,6 +237,7 @@ export const DEFAULTS = {
   streamIdleTimeoutMs: 300_000,
   sseKeepAliveMs: 15_000,
   maxSseEventBytes: 16 * 1024 * 1024,
+  maxResponseBytes: 16 * 1024 * 1024,
   maxBodyBytes: 10 * 1024 * 1024,
   maxStringLength: 1024 * 1024,
   logLevel: 'info',

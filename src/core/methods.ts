@@ -126,3 +126,8 @@ export function methodInfo(name: MethodName): MethodInfo {
 export function methodByEnum(value: MethodEnum): MethodInfo | undefined {
   return BY_ENUM.get(value);
 }
+
+/** Whether the method addresses one task (its REST path has the task's id): an upstream's bare 404 then means TaskNotFound. */
+export function namesTask(m: MethodInfo): boolean {
+  return m.httpRules.some((r) => r.pattern.includes('/tasks/{'));
+}

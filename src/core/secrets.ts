@@ -61,8 +61,10 @@ export function redactError(err: A2AError, secrets: readonly string[]): A2AError
     details,
     secrets.map((s) => JSON.stringify(s).slice(1, -1)),
   );
-  if (message === err.message && clean === details) return err;
+  const internal = err.internal === undefined ? undefined : redactText(err.internal, secrets);
+  if (message === err.message && clean === details && internal === err.internal) return err;
   const redacted = new A2AError(err.errorName, message, JSON.parse(clean) as JsonObject[], { cause: err.cause });
   redacted.relayed = err.relayed;
+  redacted.internal = internal;
   return redacted;
 }

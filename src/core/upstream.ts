@@ -14,6 +14,8 @@ export interface UpstreamTarget {
   version: ProtocolVersion;
   timeoutMs: number;
   maxSseEventBytes: number;
+  /** Largest unary answer, non-SSE body or gRPC message accepted (route maxResponseBytes). */
+  maxResponseBytes: number;
   /** TLS settings of the route's upstream (undefined = plain, or system CAs for https://). */
   tls: UpstreamTls | undefined;
 }

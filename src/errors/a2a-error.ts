@@ -21,6 +21,11 @@ export class A2AError extends Error {
    * (e.g. a gRPC status with its trailers) so the edge can relay it verbatim.
    */
   relayed: unknown = undefined;
+  /**
+   * What the log may know and the caller may not (an upstream's address, a
+   * socket error's text): logged with the call, never answered.
+   */
+  internal: string | undefined = undefined;
   constructor(
     readonly errorName: ErrorName,
     message: string,
@@ -38,7 +43,7 @@ export class A2AError extends Error {
   static of(
     name: ErrorName,
     message?: string,
-    opts: { metadata?: Record<string, string>; details?: JsonObject[]; cause?: unknown } = {},
+    opts: { metadata?: Record<string, string>; details?: JsonObject[]; cause?: unknown; internal?: string } = {},
   ): A2AError {
     const row = CATALOGUE[name];
     const details = opts.details ?? [];
@@ -52,7 +57,9 @@ export class A2AError extends Error {
           },
         ]
       : [];
-    return new A2AError(name, message ?? row.message, [...info, ...details], { cause: opts.cause });
+    const err = new A2AError(name, message ?? row.message, [...info, ...details], { cause: opts.cause });
+    err.internal = opts.internal;
+    return err;
   }
 
   static invalidParams(violations: FieldViolation[], message?: string): A2AError {
@@ -104,6 +111,7 @@ const HTTP_PRIMARY: Record<number, ErrorName> = {
   401: 'UNAUTHENTICATED',
   403: 'PERMISSION_DENIED',
   404: 'TASK_NOT_FOUND',
+  405: 'METHOD_NOT_FOUND',
   413: 'PAYLOAD_TOO_LARGE',
   429: 'RESOURCE_EXHAUSTED',
   499: 'CANCELLED',
@@ -124,5 +132,9 @@ export function isGrpcStatusName(s: unknown): s is GrpcStatusName {
 /** Any thrown value as a catalogue error (an unexpected one is INTERNAL_ERROR, the original kept as its cause). */
 export function asA2AError(e: unknown): A2AError {
   if (e instanceof A2AError) return e;
-  return A2AError.of('INTERNAL_ERROR', `gateway error: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  // the text of an unexpected failure may name internal things: it is logged, not answered
+  return A2AError.of('INTERNAL_ERROR', 'internal gateway error', {
+    cause: e,
+    internal: `gateway error: ${(e as Error)?.message ?? String(e)}`,
+  });
 }

@@ -63,9 +63,11 @@ export type GatewayErrorName =
   | 'UPSTREAM_UNAVAILABLE'
   | 'UPSTREAM_TIMEOUT'
   | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
   | 'SHUTTING_DOWN'
   | 'RATE_LIMITED'
+  | 'UPSTREAM_OVERLOADED'
+  | 'LOOP_DETECTED'
+  | 'REQUEST_TIMEOUT'
   | 'UNAUTHENTICATED'
   | 'PERMISSION_DENIED'
   | 'RESOURCE_EXHAUSTED'
@@ -128,7 +130,8 @@ export const CATALOGUE = {
   // JSON-RPC 2.0 standard errors: specification.md §9.5.
   PARSE_ERROR: rpc(-32700, 'INVALID_ARGUMENT', 400, 'Invalid JSON payload', true),
   INVALID_REQUEST: rpc(-32600, 'INVALID_ARGUMENT', 400, 'Request payload validation error', true),
-  METHOD_NOT_FOUND: rpc(-32601, 'UNIMPLEMENTED', 404, 'Method not found', true),
+  // UNIMPLEMENTED is HTTP 501 in google.rpc's code table (and in the official SDK's REST mapping of -32601).
+  METHOD_NOT_FOUND: rpc(-32601, 'UNIMPLEMENTED', 501, 'Method not found', true),
   INVALID_PARAMS: rpc(-32602, 'INVALID_ARGUMENT', 400, 'Invalid parameters'),
   INTERNAL_ERROR: rpc(-32603, 'INTERNAL', 500, 'Internal error'),
   // The gateway's own errors (JSON-RPC server-error range -32050…-32069).
@@ -136,9 +139,11 @@ export const CATALOGUE = {
   UPSTREAM_UNAVAILABLE: gw(-32051, 'UNAVAILABLE', 503, 'Upstream agent is unavailable'),
   UPSTREAM_TIMEOUT: gw(-32052, 'DEADLINE_EXCEEDED', 504, 'Upstream agent did not answer in time'),
   PAYLOAD_TOO_LARGE: gw(-32053, 'RESOURCE_EXHAUSTED', 413, 'Request body exceeds the size limit'),
-  UNSUPPORTED_MEDIA_TYPE: gw(-32054, 'INVALID_ARGUMENT', 415, 'Unsupported request Content-Type'),
   SHUTTING_DOWN: gw(-32063, 'UNAVAILABLE', 503, 'The gateway is shutting down'),
   RATE_LIMITED: gw(-32064, 'RESOURCE_EXHAUSTED', 429, 'Rate or concurrency limit exceeded'),
+  UPSTREAM_OVERLOADED: gw(-32065, 'UNAVAILABLE', 503, 'Upstream connection budget exhausted'),
+  LOOP_DETECTED: gw(-32066, 'FAILED_PRECONDITION', 508, 'Request loop detected'),
+  REQUEST_TIMEOUT: gw(-32067, 'DEADLINE_EXCEEDED', 408, 'The request was not received in time'),
   // Status-only errors an upstream may answer with; carried, not invented.
   UNAUTHENTICATED: gw(-32055, 'UNAUTHENTICATED', 401, 'Authentication required'),
   PERMISSION_DENIED: gw(-32056, 'PERMISSION_DENIED', 403, 'Permission denied', false),
@@ -178,13 +183,15 @@ export const ROW_BY_GRPC = {
 
 /** When each error is answered: the README's error table is generated from this. */
 export const WHEN = {
-  TASK_NOT_FOUND: 'the task does not exist or is not visible (from the agent)',
+  TASK_NOT_FOUND:
+    "the task does not exist or is not visible (from the agent; an upstream's bare HTTP 404 to a call that names a task)",
   TASK_NOT_CANCELABLE: 'CancelTask on a task in a terminal state (from the agent)',
   PUSH_NOTIFICATION_NOT_SUPPORTED:
     'push-notification config calls to an agent without push notifications (from the agent)',
   UNSUPPORTED_OPERATION:
     'an operation the agent does not support; streaming to an agent whose card does not declare it',
-  CONTENT_TYPE_NOT_SUPPORTED: 'a part media type the agent does not accept (from the agent)',
+  CONTENT_TYPE_NOT_SUPPORTED:
+    'a request body that is not application/json or application/a2a+json, or a part media type the agent does not accept (from the agent)',
   INVALID_AGENT_RESPONSE:
     'the upstream answered something that is not the A2A answer for the method (or an SSE event over maxSseEventBytes)',
   EXTENDED_AGENT_CARD_NOT_CONFIGURED: 'the agent declares an extended card but has none (from the agent)',
@@ -192,17 +199,26 @@ export const WHEN = {
     'the agent requires an extension the caller did not list in A2A-Extensions (from the agent)',
   VERSION_NOT_SUPPORTED: 'A2A-Version is empty (0.3) or not 1.x',
   PARSE_ERROR: 'the body is not JSON (JSON-RPC, REST) or not a valid protobuf message (gRPC)',
-  INVALID_REQUEST: 'JSON-RPC: not a request object, an empty batch, or a streaming method in a batch or without an id',
-  METHOD_NOT_FOUND: 'unknown JSON-RPC method or REST path (gRPC: UNIMPLEMENTED from grpc-js)',
-  INVALID_PARAMS: 'params of the wrong type or a missing REQUIRED field (google.rpc.BadRequest names it)',
+  INVALID_REQUEST:
+    'JSON-RPC: not a request object, an empty batch, or a streaming method in a batch or without an id; HTTP: a Host that is not a host[:port], or a path with dot segments (`..`, `%2e%2e`)',
+  METHOD_NOT_FOUND:
+    "unknown JSON-RPC method, REST path or HTTP method (gRPC: UNIMPLEMENTED from grpc-js); an upstream's bare HTTP 404 to a call that names no task",
+  INVALID_PARAMS:
+    'params of the wrong type, a missing REQUIRED field, or a tenant that is not URL-safe (google.rpc.BadRequest names the field)',
   INTERNAL_ERROR: 'an unexpected failure in the gateway or the agent',
   NO_ROUTE: 'no route matches the host, path prefix and tenant',
   UPSTREAM_UNAVAILABLE: 'the upstream refused the connection, could not be reached, or dropped it mid-stream',
   UPSTREAM_TIMEOUT: 'the upstream did not answer within timeoutMs, or a stream was idle for streamIdleTimeoutMs',
-  PAYLOAD_TOO_LARGE: "the request body exceeds the route's maxBodyBytes (default 10 MiB)",
-  UNSUPPORTED_MEDIA_TYPE: 'a request body that is not application/json or application/a2a+json',
+  PAYLOAD_TOO_LARGE:
+    "the request body exceeds the route's maxBodyBytes (default 10 MiB), or a JSON-RPC batch has more than limits.maxBatchItems requests",
   SHUTTING_DOWN: 'a stream still open when the shutdown grace period ends (retry on another replica)',
   RATE_LIMITED: "over the route's rateLimit or maxConcurrentStreams (RetryInfo; Retry-After on HTTP)",
+  UPSTREAM_OVERLOADED:
+    'the upstream origin already has limits.upstreamConnections unary calls (or limits.upstreamStreams streams) in flight: answered at once, not queued (RetryInfo; Retry-After on HTTP)',
+  LOOP_DETECTED:
+    'the call already passed through this gateway (its own id in the Via header): an upstream or a card interface leads back to the gateway',
+  REQUEST_TIMEOUT:
+    'the request body paused for longer than limits.bodyTimeoutMs (default 60 s); the connection is closed',
   UNAUTHENTICATED:
     'missing or invalid credentials on a route with `auth` (ErrorInfo metadata `wwwAuthenticate`; the `WWW-Authenticate` header on HTTP, JSON-RPC too), or passed on from an upstream that answered UNAUTHENTICATED / 401',
   PERMISSION_DENIED: 'passed on from an upstream that answered PERMISSION_DENIED / 403',

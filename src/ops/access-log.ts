@@ -17,6 +17,8 @@ export interface AccessLine {
   upstream: string | null;
   outcome: string;
   error?: string;
+  /** What the caller was not told (internal addresses), for the operator. */
+  errorDetail?: string;
   durationMs: number;
   bytesIn: number;
   traceId?: string | undefined;

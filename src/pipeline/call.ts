@@ -32,6 +32,8 @@ export interface RelayTarget {
   headers: Record<string, string>;
   signal: AbortSignal;
   generation: Generation;
+  /** A streaming method: the relay takes the upstream's stream budget, not its unary one. */
+  streaming: boolean;
 }
 
 /** What an inbound binding hands the pipeline besides the head: how to read, or forward, its request. */

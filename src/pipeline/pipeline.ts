@@ -11,6 +11,7 @@
 // not configure. An inbound binding builds the Call from what it read of the
 // request head, runs it here, and writes the Answer or the A2AError back in
 // its own binding. Spec: §3 (operations, errors), §7.4, §8.3, §13.
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.js';
 import type { CardService } from '../card/card-service.js';
@@ -29,7 +30,7 @@ import { observe } from './stages/observe.js';
 import { selectRoute } from './stages/route.js';
 import { rewriteAnswerStage, selectUpstreamStage } from './stages/select-upstream.js';
 import { send } from './stages/send.js';
-import { upstreamPolicyStage } from './stages/upstream-policy.js';
+import { checkLoop, upstreamPolicyStage } from './stages/upstream-policy.js';
 import { compose, ended, type Handler, type Stage } from './stage.js';
 
 export interface PipelineDeps {
@@ -67,6 +68,8 @@ export class Pipeline {
   private openStreams = 0;
   private inFlight = 0;
   private idle: Array<() => void> = [];
+  /** This gateway's name in the Via header of its upstream calls (a call that carries it has looped). */
+  readonly hop = `a2a-gateway-${randomBytes(6).toString('hex')}`;
 
   constructor(private readonly deps: PipelineDeps) {
     const { cards, log, metrics } = deps;
@@ -77,7 +80,7 @@ export class Pipeline {
       streamSlotStage(this.limits),
       validateStage,
       capabilitiesStage(cards),
-      upstreamPolicyStage,
+      upstreamPolicyStage(this.hop),
       rewriteAnswerStage(cards),
       selectUpstreamStage(cards, log),
     ];
@@ -85,6 +88,7 @@ export class Pipeline {
     this.stageNames = ['observe', 'route', ...this.stages.map((s) => s.name), 'send'];
     const routed: Handler = (call) => {
       selectRoute(call);
+      checkLoop(call, this.hop);
       return this.chain(call.route!)(call);
     };
     this.entry = observe({ ...deps, shutdown: this.drain.signal }, routed);
@@ -158,6 +162,7 @@ export class Pipeline {
       error: err.message,
       durationMs: Math.round(seconds * 1e6) / 1000,
       bytesIn: info.size ?? 0,
+      ...(err.internal !== undefined ? { errorDetail: err.internal } : {}),
     };
     logWhenAnswered(this.deps.log, line, info.wire);
   }

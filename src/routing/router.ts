@@ -1,12 +1,17 @@
 // Route selection (issue: routes by tenant, HTTP path prefix and Host /
 // :authority). Candidates are ordered most specific first: host-bound
-// routes, then longer path prefixes, then tenant-bound routes.
+// routes, then longer path prefixes, then tenant-bound routes. Prefixes and
+// tenants are matched in one canonical form (canonical.ts): the canonical
+// path, prefixes and tenants compared case-insensitively.
 import type { Binding, RouteConfig } from '../config/types.js';
+import { prefixKey, sameTenant } from './canonical.js';
 
 export interface PrefixMatch {
   route: RouteConfig;
   /** The request path below the route's prefix, starting with "/" (or ""). */
   rest: string;
+  /** The prefix as compared (routes with the same key share a path). */
+  prefix: string;
 }
 
 function hostOf(hostHeader: string | undefined): string {
@@ -22,9 +27,11 @@ function specificity(r: RouteConfig): number {
 
 export class Router {
   private readonly ordered: RouteConfig[];
+  private readonly prefixes: Map<RouteConfig, string>;
 
   constructor(routes: readonly RouteConfig[]) {
     this.ordered = [...routes].sort((a, b) => specificity(b) - specificity(a));
+    this.prefixes = new Map(routes.map((r) => [r, prefixKey(r.pathPrefix)]));
   }
 
   get routes(): readonly RouteConfig[] {
@@ -41,14 +48,16 @@ export class Router {
     return this.ordered.find((r) => r.hosts.includes(host));
   }
 
-  /** HTTP: routes whose host and path prefix match, most specific first. */
+  /** HTTP: routes whose host and path prefix match the canonical path (canonical.ts), most specific first. */
   httpCandidates(hostHeader: string | undefined, path: string): PrefixMatch[] {
     const host = hostOf(hostHeader);
+    const lower = path.toLowerCase();
     const out: PrefixMatch[] = [];
     for (const r of this.ordered) {
       if (!this.hostMatches(r, host)) continue;
-      if (path === r.pathPrefix || path.startsWith(`${r.pathPrefix}/`))
-        out.push({ route: r, rest: path.slice(r.pathPrefix.length) });
+      const prefix = this.prefixes.get(r)!;
+      if (lower === prefix || lower.startsWith(`${prefix}/`))
+        out.push({ route: r, rest: path.slice(prefix.length), prefix });
     }
     return out;
   }
@@ -61,7 +70,7 @@ export class Router {
 }
 
 export function tenantMatches(r: RouteConfig, tenant: string): boolean {
-  return r.tenant === undefined || r.tenant === tenant;
+  return r.tenant === undefined || sameTenant(r.tenant, tenant);
 }
 
 /** Whether the route serves callers of this binding (`card.bindings` restricts them). */

@@ -1,7 +1,9 @@
 // `GET {route}/.well-known/agent-card.json` (spec §8.2, §8.6; also the older
 // `/.well-known/agent.json`): the route's served card with Cache-Control, a
-// strong ETag of the served bytes, Last-Modified, `Vary: A2A-Version` (its
-// shape follows the caller's version), and 304 answers to If-None-Match /
+// strong ETag of the served bytes, Last-Modified, `Vary` on every request
+// header the card is built from (A2A-Version: its shape follows the caller's
+// version; Host and, behind trusted proxies, the forwarded headers, unless the
+// route's public URLs are configured), and 304 answers to If-None-Match /
 // If-Modified-Since.
 import type { CardService } from '../card/card-service.js';
 import type { RouteConfig } from '../config/types.js';
@@ -21,8 +23,7 @@ export async function serveCard(cards: CardService, route: RouteConfig, view: Re
     'cache-control': `public, max-age=${card.maxAgeSeconds}`,
     etag: card.etag,
     'last-modified': card.lastModified.toUTCString(),
-    // the card's shape follows the caller's A2A-Version (0.3 or 1.x, bridge §2)
-    vary: 'A2A-Version',
+    vary: ['A2A-Version', ...cards.varies(route)].join(', '),
   };
   const inm = view.header('if-none-match');
   const ims = view.header('if-modified-since');

@@ -22,7 +22,7 @@ import { RestUpstream } from '../bindings/rest/outbound.js';
 import { CardService } from '../card/card-service.js';
 import { CardStore } from '../card/card-store.js';
 import { trustList } from '../card/public-address.js';
-import type { GatewayConfig } from '../config/types.js';
+import { limitsOf, type GatewayConfig } from '../config/types.js';
 import { Health } from '../ops/health.js';
 import { Metrics } from '../ops/metrics.js';
 import { Tracing } from '../ops/tracing.js';
@@ -71,8 +71,6 @@ const UPSTREAM_CLIENTS: ClientFactories = {
   'HTTP+JSON': { '1.0': (t, u) => new RestUpstream(t, u), '0.3': (t, u) => new RestUpstream(t, u, REST_V03) },
   GRPC: { '1.0': (t, u) => new GrpcUpstream(t, u), '0.3': (t, u) => new GrpcUpstream(t, u, GRPC_V03) },
 };
-/** Connections per upstream HTTP origin. */
-const MAX_UPSTREAM_CONNECTIONS = 64;
 
 function bindGrpc(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -98,9 +96,9 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
 export async function startGateway(config: GatewayConfig, logger?: Logger): Promise<RunningGateway> {
   const log = logger ?? pino({ level: config.logLevel, redact: REDACT_PATHS });
   const certificates = config.tls ? new ListenerCertificates(config.tls, log) : undefined;
-  const table = new RouteTable(config, () => new UpstreamRegistry(UPSTREAM_CLIENTS, MAX_UPSTREAM_CONNECTIONS));
+  const table = new RouteTable(config, (c) => new UpstreamRegistry(UPSTREAM_CLIENTS, limitsOf(c)));
   const metrics = new Metrics();
-  const ports = { http: config.httpPort, grpc: config.grpcPort };
+  const ports: { http: number; grpc: number; admin?: number } = { http: config.httpPort, grpc: config.grpcPort };
   const store = new CardStore(log, metrics);
   const cards = new CardService(
     store,
@@ -110,6 +108,8 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
       httpPort: ports.http,
       grpcPort: ports.grpc,
       tls: certificates !== undefined,
+      listenHost: config.host,
+      adminPort: ports.admin,
     }),
     trustList(config.trustedProxies),
     log,
@@ -124,6 +124,8 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     // Ping idle callers so dead peers of long streams are noticed (§10.7).
     'grpc.keepalive_time_ms': 120_000,
     'grpc.keepalive_timeout_ms': 20_000,
+    // A connection with no call open this long is closed — one that never sent its HTTP/2 preface too.
+    'grpc.max_connection_idle_ms': limitsOf(config).idleTimeoutMs,
   });
   const grpcInbound = new GrpcInbound(pipeline, table);
   for (const { definition, handlers } of grpcInbound.services()) grpcServer.addService(definition, handlers);
@@ -148,6 +150,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   addAdminRoutes(admin ?? app, health, admin ? metrics : undefined, log);
   ports.http = await listen(app, config.host, config.httpPort);
   const adminPort = admin && config.admin ? await listen(admin, config.admin.host, config.admin.port) : undefined;
+  ports.admin = adminPort;
   health.start();
   log.info(
     {

@@ -4,9 +4,15 @@
 // run it through the request pipeline — or the card endpoint (GET
 // {prefix}/.well-known/agent-card.json), and writes the answer: a body, an
 // SSE stream, or a pass-through relay piped with backpressure. Bodies are
-// read raw so that every parse error is answered in the caller's binding.
-// With listen.tls it is an HTTPS server with h2 and HTTP/1.1 (§7.1), whose
-// verified client certificates the pipeline sees through the RequestView.
+// read raw so that every parse error is answered in the caller's binding,
+// with the listener's body timeout and lingering close (http/body-reader.ts).
+// Before routing, the request is checked as nginx would: the Host is an
+// authority, an absolute-form target is taken as its path and host (RFC 9112
+// §3.2.2), and the path, in its one canonical form (routing/canonical.ts),
+// has no dot segment. Any method or path fastify would answer itself gets an
+// A2A error. With listen.tls it is an HTTPS server with h2 and HTTP/1.1
+// (§7.1), whose verified client certificates the pipeline sees through the
+// RequestView.
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -25,11 +31,14 @@ import { RestInbound, restError } from '../bindings/rest/inbound.js';
 import { errorBody } from '../bindings/rest/wire.js';
 import { LEGACY_CARD, WELL_KNOWN_CARD } from '../card/upstream-card.js';
 import type { CardService } from '../card/card-service.js';
-import { A2AError } from '../errors/a2a-error.js';
+import { limitsOf } from '../config/types.js';
+import { A2AError, asA2AError } from '../errors/a2a-error.js';
+import { BodyRefused, readBody } from '../http/body-reader.js';
 import { errorHeaders } from '../http/error-headers.js';
 import { corsHeaders, preflight } from '../http/cors.js';
 import { REQUEST_ID, type HttpAnswer, type HttpCall, type RequestView, type Wire } from '../http/request.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
+import { canonicalPath, hasDotSegment, isAuthority } from '../routing/canonical.js';
 import type { RouteTable } from '../routing/generation.js';
 import { writeSse } from '../sse/writer.js';
 import type { ListenerCertificates } from '../tls/listener-certificates.js';
@@ -58,11 +67,35 @@ function tlsSocketOf(req: FastifyRequest): unknown {
   return raw.stream?.session?.socket ?? req.raw.socket;
 }
 
+/** The path in its canonical form (routing/canonical.ts) and the query. */
 function splitUrl(url: string): { path: string; query: URLSearchParams } {
   const q = url.indexOf('?');
   return q < 0
-    ? { path: url, query: new URLSearchParams() }
-    : { path: url.slice(0, q), query: new URLSearchParams(url.slice(q + 1)) };
+    ? { path: canonicalPath(url), query: new URLSearchParams() }
+    : { path: canonicalPath(url.slice(0, q)), query: new URLSearchParams(url.slice(q + 1)) };
+}
+
+/**
+ * An absolute-form target ("http://host/path", RFC 9112 §3.2.2) as its path,
+ * its authority taking the Host header's place; the path is not normalized
+ * (a URL parser would resolve dot segments the edge must see and refuse).
+ */
+function originForm(req: { url?: string; headers: Record<string, unknown> }): string {
+  const url = req.url ?? '/';
+  const m = /^https?:\/\/([^/?#]*)(.*)$/i.exec(url);
+  if (!m) return url;
+  req.headers.host = m[1];
+  const rest = m[2] ?? '';
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
+/** Why the edge refuses a request before routing it, if it does. */
+function refusal(host: string | undefined, rawUrl: string, path: string): A2AError | undefined {
+  if (host !== undefined && !isAuthority(host))
+    return A2AError.of('INVALID_REQUEST', 'the Host header is not a host[:port] authority');
+  if (!rawUrl.startsWith('/')) return A2AError.of('INVALID_REQUEST', 'the request target is not a path');
+  if (hasDotSegment(path)) return A2AError.of('INVALID_REQUEST', 'the path has a dot segment ("." or "..")');
+  return undefined;
 }
 
 function isJsonRpcPath(method: string, rest: string): boolean {
@@ -124,14 +157,25 @@ function earlyError(method: string, rest: string, err: A2AError): HttpAnswer {
 
 export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
   const bodyLimit = Math.max(1, ...deps.table.config.routes.map((r) => r.maxBodyBytes));
+  const limits = limitsOf(deps.table.config);
   const app = Fastify({
     // HTTPS is fastify's http2 server with HTTP/1.1 fallback; its request and reply
     // objects are the node:http2 compatibility API, used below as node:http ones.
-    ...((deps.tls ? { http2: true, https: deps.tls.httpsOptions() } : {}) as object),
+    ...((deps.tls
+      ? { http2: true, https: deps.tls.httpsOptions(), http2SessionTimeout: limits.idleTimeoutMs }
+      : {}) as object),
     loggerInstance: deps.logger as FastifyBaseLogger,
     // The dispatcher logs one line per call; fastify's own request logs are off.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
+    // Idle connections (nginx keepalive_timeout); a request's headers (nginx client_header_timeout),
+    // checked a few times per timeout (Node checks every 30 s by default).
+    keepAliveTimeout: limits.idleTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    rewriteUrl: (req) => originForm(req as never),
     // Fastify's own early refusals (a malformed URL, …) in the caller's binding too.
     frameworkErrors: (error, req, reply) => {
       const { path } = splitUrl(req.url ?? '/');
@@ -142,11 +186,15 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
       if (!socket.writable) return void socket.destroy();
       const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-      const status = tooLarge ? 431 : 400;
-      const err = A2AError.of(
-        'INVALID_REQUEST',
-        tooLarge ? 'request headers are too large' : `malformed HTTP request (${error.code ?? 'parse error'})`,
-      );
+      // the headers did not all come within limits.headersTimeoutMs (Node's headersTimeout)
+      const late = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+      const status = tooLarge ? 431 : late ? 408 : 400;
+      const err = late
+        ? A2AError.of('REQUEST_TIMEOUT', `the request headers did not arrive within ${limits.headersTimeoutMs} ms`)
+        : A2AError.of(
+            'INVALID_REQUEST',
+            tooLarge ? 'request headers are too large' : `malformed HTTP request (${error.code ?? 'parse error'})`,
+          );
       const body = JSON.stringify({ error: { ...(errorBody(err).error as object), code: status } });
       socket.end(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/a2a+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
@@ -177,7 +225,16 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
   };
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', (req, payload, done) => {
+    const declared = Number(req.headers['content-length']);
+    readBody(payload, Number.isFinite(declared) ? declared : undefined, {
+      maxBytes: bodyLimit,
+      idleMs: limits.bodyTimeoutMs,
+    }).then(
+      (body) => done(null, body),
+      (e: Error) => done(e),
+    );
+  });
 
   /** The routes the host and path reach that share the most specific prefix, and the path below it. */
   const locate = (req: FastifyRequest) => {
@@ -185,21 +242,36 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     const generation = deps.table.generation;
     const candidates = generation.router.httpCandidates(hostOf(req), path);
     const first = candidates[0];
-    const group = first
-      ? candidates.filter((c) => c.route.pathPrefix === first.route.pathPrefix).map((c) => c.route)
-      : [];
+    const group = first ? candidates.filter((c) => c.prefix === first.prefix).map((c) => c.route) : [];
     return { path, query, group, rest: first ? first.rest : path, generation };
   };
 
   app.setErrorHandler((error: { code?: string; statusCode?: number; message: string }, req, reply) => {
     const { rest: below } = locate(req);
-    const err =
-      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-        ? A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${bodyLimit} bytes`)
-        : (error.statusCode ?? 500) < 500
-          ? A2AError.of('INVALID_REQUEST', error.message)
-          : A2AError.of('INTERNAL_ERROR', error.message);
+    let err: A2AError;
+    if (error instanceof BodyRefused) {
+      err = error.error;
+      if (error.closeConnection) reply.header('connection', 'close');
+    } else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      err = A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${bodyLimit} bytes`);
+    else if ((error.statusCode ?? 500) < 500) err = A2AError.of('INVALID_REQUEST', error.message);
+    else err = asA2AError(error);
     return send(reply, rejected(req, splitUrl(req.url).path, err, earlyError(req.method, below, err)));
+  });
+
+  // Refused before the body is read or any route is looked at.
+  app.addHook('onRequest', (req, reply, done) => {
+    const { path } = splitUrl(req.url);
+    const refused = refusal(hostOf(req), req.url, path);
+    if (refused) return void send(reply, rejected(req, path, refused, earlyError(req.method, path, refused)));
+    done();
+  });
+
+  // A method no route takes (TRACE, CONNECT, …): an A2A error too, never fastify's own body.
+  app.setNotFoundHandler((req, reply) => {
+    const { path } = splitUrl(req.url);
+    const err = A2AError.of('METHOD_NOT_FOUND', `no A2A operation at ${req.method} ${path}`);
+    return send(reply, rejected(req, path, err, earlyError(req.method, path, err)));
   });
 
   app.route({
@@ -207,12 +279,14 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     url: '*',
     handler: async (req, reply) => {
       const { path, query, group, rest: below, generation } = locate(req);
+      // HEAD (fastify's, for every GET route) is a GET without the body
+      const method = req.method === 'HEAD' ? 'GET' : req.method;
       const abort = new AbortController();
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) abort.abort();
       });
       const cardPath = (p: string): boolean => p === WELL_KNOWN_CARD || p === LEGACY_CARD;
-      if (req.method === 'GET' && cardPath(path)) {
+      if (method === 'GET' && cardPath(path)) {
         // A route bound to a host also serves its card at that host's root (before a root route of any host).
         const byHost = generation.router.hostRoute(hostOf(req));
         if (byHost && !group[0]?.hosts.length) group.unshift(byHost);
@@ -246,7 +320,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       }
       const cors = corsHeaders(group, origin);
       reply.headers(cors);
-      if (req.method === 'GET' && cardPath(below)) return send(reply, await serveCard(deps.cards, group[0]!, view));
+      if (method === 'GET' && cardPath(below)) return send(reply, await serveCard(deps.cards, group[0]!, view));
       const wire: Wire = { path, status: 0, bytesOut: 0 };
       const call: HttpCall = {
         method: req.method,

@@ -3,8 +3,11 @@
 // caller's body is sent as it came, through the generation's keep-alive pool
 // for the upstream's origin (the one translated calls use), with the headers
 // the pipeline prepared, and the answer comes back as a relay: status, the
-// headers that matter to the caller, and the body to pipe (SSE included). A
-// transport failure is a gateway error in the caller's binding.
+// headers that matter to the caller, and the body to pipe (SSE included,
+// with backpressure, so nothing is buffered whole). A streaming method goes
+// over the origin's stream pool. The call holds a unit of the origin's budget
+// until the body is done with. A transport failure is a gateway error in the
+// caller's binding.
 import type { Readable } from 'node:stream';
 import type { Answer, RelayTarget } from '../pipeline/call.js';
 import { transportFailure } from './http-pool.js';
@@ -33,7 +36,10 @@ export interface HttpRelayRequest {
 
 export async function forwardHttp(target: RelayTarget, req: HttpRelayRequest): Promise<Answer> {
   const url = upstreamUrl(target);
-  const pool = target.generation.upstreams.httpPool(url.origin, target.route.upstream.tls);
+  const kind = target.streaming ? 'stream' : 'unary';
+  const upstreams = target.generation.upstreams;
+  const pool = upstreams.httpPool(url.origin, target.route.upstream.tls, kind);
+  const release = upstreams.admit(url.origin, kind);
   try {
     const res = await pool.request({
       method: req.method as 'GET',
@@ -49,8 +55,10 @@ export async function forwardHttp(target: RelayTarget, req: HttpRelayRequest): P
       const v = res.headers[h];
       if (typeof v === 'string') headers[h] = v;
     }
+    res.body.once('close', release);
     return { kind: 'relayHttp', status: res.statusCode, headers, body: res.body as unknown as Readable };
   } catch (e) {
+    release();
     throw transportFailure(e, target.signal, false, 'request', target.route.timeoutMs);
   }
 }

@@ -1,15 +1,47 @@
 // Shared HTTP plumbing for the HTTP-based upstream clients (JSON-RPC and REST
-// outbound): requests over the generation's keep-alive Pool for the
-// upstream's origin (upstream/registry.ts), the request timeout, streamed bodies for SSE (pulled, so a slow caller slows the
-// upstream), and transport failures turned into gateway errors
+// outbound): requests over the generation's keep-alive Pools for the
+// upstream's origin (upstream/registry.ts: unary calls and streams each within
+// their budget, on connections of their own), the request timeout, answers
+// read up to the route's maxResponseBytes (past it INVALID_AGENT_RESPONSE, and
+// the body is dropped), streamed bodies for SSE (pulled, so a slow caller
+// slows the upstream), and transport failures turned into gateway errors
 // (connection refused or dropped, TLS failure → UPSTREAM_UNAVAILABLE, timeout →
-// UPSTREAM_TIMEOUT, caller gone → CANCELLED).
+// UPSTREAM_TIMEOUT, caller gone → CANCELLED) whose answered text names no
+// address (the socket error's own text is logged: A2AError.internal).
 import type { Dispatcher, Pool } from 'undici';
 import type { UpstreamTarget } from '../core/upstream.js';
 import { A2AError } from '../errors/a2a-error.js';
+import { withoutAddresses } from '../errors/addresses.js';
 import { isTlsFailure } from '../tls/upstream-tls.js';
 import { readSse, SseEventTooLarge, type SseEvent } from '../sse/reader.js';
 import type { UpstreamRegistry } from './registry.js';
+
+type Body = Dispatcher.ResponseData['body'];
+
+/** The answer's bytes as text, up to `max` (the declared length checked first); past it the body is dropped. */
+export async function readCapped(
+  body: Body,
+  headers: Dispatcher.ResponseData['headers'],
+  max: number,
+): Promise<string> {
+  const tooLarge = (): A2AError => {
+    if (!body.destroyed) body.destroy();
+    return A2AError.of('INVALID_AGENT_RESPONSE', `the upstream's answer exceeds maxResponseBytes (${max} bytes)`);
+  };
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    n += chunk.length;
+    if (n > max) {
+      chunks.length = 0;
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, n).toString('utf8');
+}
 
 export interface UpstreamAnswer {
   status: number;
@@ -72,34 +104,45 @@ export function transportFailure(
   if (timedOut || TIMEOUT.has(code))
     return A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${timeoutMs} ms`);
   if (signal.aborted) return A2AError.of('CANCELLED', 'the call was cancelled');
-  const reason = `${code} ${(e as Error).message ?? ''}`;
-  if (isTlsFailure(reason))
-    return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream TLS failure: ${(e as Error).message} (${code})`);
+  // the socket error's text names the upstream's address: answered without it, logged whole
+  const text = (e as Error)?.message ?? String(e);
+  const internal = `${code ? `${code}: ` : ''}${text}`;
+  const shown = withoutAddresses(text);
+  if (isTlsFailure(`${code} ${text}`))
+    return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream TLS failure: ${shown} (${code})`, { internal });
   if (REFUSED.has(code) || stage === 'body') {
     const err = A2AError.of(
       'UPSTREAM_UNAVAILABLE',
-      stage === 'body'
-        ? `upstream connection dropped mid-stream (${code || (e as Error).message})`
-        : `upstream unreachable (${code})`,
+      stage === 'body' ? `upstream connection dropped mid-stream (${code || shown})` : `upstream unreachable (${code})`,
+      { internal },
     );
     err.connectionRefused = code === 'ECONNREFUSED';
     err.connectionReset = stage === 'request' && RESET.has(code);
     return err;
   }
-  return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${(e as Error).message}`);
+  return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${shown}`, { internal });
 }
 
 export class HttpPool {
   private readonly pool: Pool;
+  private readonly streams: Pool;
+  private readonly origin: string;
   /** Path of the base URL without a trailing slash ("" for the origin). */
   readonly basePath: string;
 
   private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
 
-  constructor(target: UpstreamTarget, upstreams: UpstreamRegistry) {
+  constructor(
+    target: UpstreamTarget,
+    private readonly upstreams: UpstreamRegistry,
+  ) {
     const u = new URL(target.url);
+    this.origin = u.origin;
     this.pool = upstreams.httpPool(u.origin, target.tls);
+    this.streams = upstreams.httpPool(u.origin, target.tls, 'stream');
     this.timeoutMs = target.timeoutMs;
+    this.maxResponseBytes = target.maxResponseBytes;
     this.basePath = u.pathname.replace(/\/+$/, '');
   }
 
@@ -109,6 +152,7 @@ export class HttpPool {
 
   /** A unary request: the whole answer, within the timeout. */
   async request(opts: HttpRequestOptions, signal: AbortSignal): Promise<UpstreamAnswer> {
+    const release = this.upstreams.admit(this.origin, 'unary');
     // One controller and one timer per call (AbortSignal.any/timeout cost more on Node 20).
     const ac = new AbortController();
     let timedOut = false;
@@ -126,7 +170,7 @@ export class HttpPool {
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
-      const text = await res.body.text();
+      const text = await readCapped(res.body, res.headers, this.maxResponseBytes);
       const ct = res.headers['content-type'];
       return { status: res.statusCode, contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '', text };
     } catch (e) {
@@ -134,6 +178,7 @@ export class HttpPool {
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
+      release();
     }
   }
 
@@ -143,9 +188,10 @@ export class HttpPool {
    * dispatcher applies the route's idle timeout per event).
    */
   async open(opts: HttpRequestOptions, signal: AbortSignal): Promise<HttpStream> {
+    const release = this.upstreams.admit(this.origin, 'stream');
     let res: Dispatcher.ResponseData;
     try {
-      res = await this.pool.request({
+      res = await this.streams.request({
         ...opts,
         body: opts.body ?? null,
         signal,
@@ -153,10 +199,15 @@ export class HttpPool {
         bodyTimeout: 0,
       });
     } catch (e) {
+      release();
       throw this.failure(e, signal, false, 'request');
     }
     const ct = res.headers['content-type'];
     const body = res.body;
+    // the stream's budget is held until its body is done with (read, failed or dropped)
+    body.once('close', release);
+    const headers = res.headers;
+    const max = this.maxResponseBytes;
     const fail = (e: unknown): A2AError => {
       if (e instanceof SseEventTooLarge) return A2AError.of('INVALID_AGENT_RESPONSE', `upstream stream: ${e.message}`);
       return this.failure(e, signal, false, 'body');
@@ -166,9 +217,11 @@ export class HttpPool {
       contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '',
       text: async () => {
         try {
-          return await body.text();
+          return await readCapped(body, headers, max);
         } catch (e) {
           throw fail(e);
+        } finally {
+          if (!body.destroyed) body.destroy();
         }
       },
       async *events(maxEventBytes: number) {

@@ -1,16 +1,25 @@
 // The upstream connections of one configuration generation (the model of
-// Envoy's cluster manager): one undici Pool per HTTP origin and TLS settings,
-// one grpc-js channel per gRPC address and TLS settings, and one client per
-// upstream interface and route settings on top of them — shared by translated
-// and pass-through calls. TLS files are read when a pool or channel is made,
-// so a reload (a new generation) re-reads renewed certificates. After a
-// reload the previous generation is retired: it closes everything once its
-// last call has ended.
+// Envoy's cluster manager): undici Pools per HTTP origin and TLS settings —
+// one for unary calls, one for streams, so that long-lived streams never
+// hold the connections unary calls need — one grpc-js channel per gRPC
+// address, TLS settings and largest message, and one client per upstream
+// interface and route settings on top of them, shared by translated and
+// pass-through calls. Each origin has two budgets (Envoy's circuit breakers:
+// limits.upstreamConnections unary calls and limits.upstreamStreams streams in
+// flight); a call over its budget is UPSTREAM_OVERLOADED at once, never queued.
+// TLS files are read when a pool or channel is made, so a reload (a new
+// generation) re-reads renewed certificates. After a reload the previous
+// generation is retired: it closes everything once its last call has ended.
 import * as grpc from '@grpc/grpc-js';
 import { Pool } from 'undici';
-import type { Binding, ProtocolVersion, UpstreamTls } from '../config/types.js';
+import type { Binding, GatewayLimits, ProtocolVersion, UpstreamTls } from '../config/types.js';
+import { RETRY_INFO_TYPE } from '../core/limits.js';
 import type { UpstreamClient, UpstreamTarget } from '../core/upstream.js';
+import { A2AError } from '../errors/a2a-error.js';
 import { grpcChannel, tlsKey, undiciConnect } from '../tls/upstream-tls.js';
+
+/** Unary calls and streams have budgets (and, over HTTP/1.1, connections) of their own. */
+export type CallKind = 'unary' | 'stream';
 
 /**
  * Keepalive pings while calls are open (5 min is the minimum gRPC servers
@@ -35,6 +44,7 @@ export type ClientFactories = Record<Binding, Record<ProtocolVersion, ClientFact
 
 export class UpstreamRegistry {
   private readonly pools = new Map<string, Pool>();
+  private readonly inUse = new Map<string, number>();
   private readonly channels = new Map<string, grpc.Client>();
   private readonly clients = new Map<string, UpstreamClient>();
   private inFlight = 0;
@@ -44,18 +54,49 @@ export class UpstreamRegistry {
 
   constructor(
     private readonly factories: ClientFactories,
-    /** Connections per HTTP origin (undici Pool `connections`). */
-    private readonly maxConnections: number,
+    /** The budgets per upstream origin (limits.upstreamConnections, limits.upstreamStreams). */
+    private readonly limits: Pick<GatewayLimits, 'upstreamConnections' | 'upstreamStreams'>,
   ) {}
 
-  /** The keep-alive pool for an HTTP(S) origin. */
-  httpPool(origin: string, tls: UpstreamTls | undefined): Pool {
-    const key = `${origin} ${tlsKey(tls)}`;
+  private cap(kind: CallKind): number {
+    return kind === 'stream' ? this.limits.upstreamStreams : this.limits.upstreamConnections;
+  }
+
+  /**
+   * One call of `kind` to `origin` ("http://host:port", "grpc://host:port")
+   * takes a unit of its budget: the release is returned (safe to call more
+   * than once); over the budget it is UPSTREAM_OVERLOADED at once.
+   */
+  admit(origin: string, kind: CallKind): () => void {
+    const key = `${kind} ${origin}`;
+    const n = this.inUse.get(key) ?? 0;
+    const cap = this.cap(kind);
+    if (n >= cap) {
+      throw A2AError.of(
+        'UPSTREAM_OVERLOADED',
+        `the agent already has ${cap} ${kind === 'stream' ? 'streams' : 'calls'} in flight through this gateway (limits.${kind === 'stream' ? 'upstreamStreams' : 'upstreamConnections'}); retry later`,
+        { details: [{ '@type': RETRY_INFO_TYPE, retryDelay: '1s' }], internal: `upstream ${origin}` },
+      );
+    }
+    this.inUse.set(key, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.inUse.get(key) ?? 1) - 1;
+      if (left === 0) this.inUse.delete(key);
+      else this.inUse.set(key, left);
+    };
+  }
+
+  /** The keep-alive pool for an HTTP(S) origin and kind of call (as many connections as the kind's budget). */
+  httpPool(origin: string, tls: UpstreamTls | undefined, kind: CallKind = 'unary'): Pool {
+    const key = `${origin} ${tlsKey(tls)} ${kind}`;
     let p = this.pools.get(key);
     if (!p) {
       const connect = undiciConnect(tls);
       p = new Pool(origin, {
-        connections: this.maxConnections,
+        connections: this.cap(kind),
         pipelining: 1,
         keepAliveTimeout: KEEP_ALIVE_MS,
         ...(connect ? { connect } : {}),
@@ -65,13 +106,17 @@ export class UpstreamRegistry {
     return p;
   }
 
-  /** The channel to a gRPC address ("host:port"). */
-  grpcChannel(address: string, tls: UpstreamTls | undefined): grpc.Client {
-    const key = `${address} ${tlsKey(tls)}`;
+  /** The channel to a gRPC address ("host:port"); messages over `maxReceiveBytes` fail the call. */
+  grpcChannel(address: string, tls: UpstreamTls | undefined, maxReceiveBytes: number): grpc.Client {
+    const key = `${address} ${tlsKey(tls)} ${maxReceiveBytes}`;
     let c = this.channels.get(key);
     if (!c) {
       const { credentials, options } = grpcChannel(tls);
-      c = new grpc.Client(address, credentials, { ...GRPC_CHANNEL_OPTIONS, ...options });
+      c = new grpc.Client(address, credentials, {
+        ...GRPC_CHANNEL_OPTIONS,
+        ...options,
+        'grpc.max_receive_message_length': maxReceiveBytes,
+      });
       this.channels.set(key, c);
     }
     return c;
@@ -79,7 +124,7 @@ export class UpstreamRegistry {
 
   /** The client for an upstream interface with a route's settings. */
   client(binding: Binding, target: UpstreamTarget): UpstreamClient {
-    const key = `${binding} ${target.version} ${target.url} ${target.timeoutMs} ${target.maxSseEventBytes} ${tlsKey(target.tls)}`;
+    const key = `${binding} ${target.version} ${target.url} ${target.timeoutMs} ${target.maxSseEventBytes} ${target.maxResponseBytes} ${tlsKey(target.tls)}`;
     let c = this.clients.get(key);
     if (!c) {
       c = this.factories[binding][target.version](target, this);

@@ -11,7 +11,7 @@ import { request } from 'undici';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { requestBytes } from '../helpers/codec.js';
-import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
+import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
 
 type Line = Record<string, any>;
@@ -27,7 +27,7 @@ const gw = await startGateway(
   gatewayConfig(
     BINDINGS.map((b) => ({
       name: `to-${b}`,
-      match: { tenant: `t-${b}` },
+      match: { tenant: `t-${slug(b)}` },
       upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' as const },
     })),
     { admin: { host: '127.0.0.1', port: 0 } },
@@ -50,7 +50,7 @@ t.test('a call: one line with client, method, path, status, bytes; the id return
       gw,
       'SendMessage',
       { message: userMessage('hi') },
-      { tenant: `t-${b}`, prefix: '', headers: { 'x-request-id': id } },
+      { tenant: `t-${slug(b)}`, prefix: '', headers: { 'x-request-id': id } },
     );
     tt.equal(r.ok, true, `${b}: served`);
     if (b !== 'GRPC') tt.equal(r.headers?.['x-request-id'], id, `${b}: the caller's X-Request-Id comes back`);
@@ -65,12 +65,7 @@ t.test('a call: one line with client, method, path, status, bytes; the id return
         route: `to-${b}`,
         outcome: 'OK',
         status: b === 'GRPC' ? 0 : 200,
-        path:
-          b === 'GRPC'
-            ? '/lf.a2a.v1.A2AService/SendMessage'
-            : b === 'JSONRPC'
-              ? '/'
-              : `/${encodeURIComponent('t-HTTP+JSON')}/message:send`,
+        path: b === 'GRPC' ? '/lf.a2a.v1.A2AService/SendMessage' : b === 'JSONRPC' ? '/' : '/t-rest/message:send',
       },
       `${b}: the line`,
     );
@@ -79,7 +74,7 @@ t.test('a call: one line with client, method, path, status, bytes; the id return
 });
 
 t.test('errors, no route, unparseable: logged and counted in the same shape', async (tt) => {
-  const rest = await request(`${gw.httpUrl}/t-HTTP+JSON/tasks/none`, { headers: { 'a2a-version': '1.0' } });
+  const rest = await request(`${gw.httpUrl}/t-rest/tasks/none`, { headers: { 'a2a-version': '1.0' } });
   await rest.body.dump();
   const restId = String(rest.headers['x-request-id']);
   tt.match(
@@ -139,7 +134,7 @@ t.test('errors, no route, unparseable: logged and counted in the same shape', as
       '/lf.a2a.v1.A2AService/GetTask',
       (b: Buffer) => b,
       (b: Buffer) => b,
-      requestBytes('GetTask', { id: 'none', tenant: 't-GRPC' }),
+      requestBytes('GetTask', { id: 'none', tenant: 't-grpc' }),
       md0,
       (err) => {
         client.close();

@@ -183,13 +183,13 @@ t.test('unknown method', async (tt) => {
   tt.equal(((rpc.json as JsonObject).error as JsonObject).code, -32601, 'JSON-RPC -32601');
   const rest = await request(`${gw.httpUrl}/good/good/no/such/thing`, { headers: { 'a2a-version': '1.0' } });
   const body = (await rest.body.json()) as { error: JsonObject };
-  tt.same([rest.statusCode, body.error.status], [404, 'UNIMPLEMENTED'], 'REST 404 UNIMPLEMENTED');
+  tt.same([rest.statusCode, body.error.status], [501, 'UNIMPLEMENTED'], 'REST 501 UNIMPLEMENTED');
   const wrongVerb = await request(`${gw.httpUrl}/good/good/message:send`, {
     method: 'GET',
     headers: { 'a2a-version': '1.0' },
   });
   await wrongVerb.body.dump();
-  tt.equal(wrongVerb.statusCode, 404, 'REST wrong verb → 404');
+  tt.equal(wrongVerb.statusCode, 501, 'REST wrong verb → 501');
   const g = await callGrpcRaw(gw.grpcAddress, 'NoSuchMethod' as never, Buffer.alloc(0), { 'a2a-version': '1.0' });
   tt.equal(g.err?.code, grpc.status.UNIMPLEMENTED, 'gRPC UNIMPLEMENTED');
   await stillServing(tt, 'GRPC');
@@ -234,11 +234,15 @@ t.test('unsupported Content-Type', async (tt) => {
   const rpc = await post('/good', '{}', 'text/plain');
   tt.same(
     [rpc.status, ((rpc.json as JsonObject).error as JsonObject).code],
-    [415, -32054],
-    'JSON-RPC: HTTP 415 with a JSON-RPC error',
+    [200, -32005],
+    'JSON-RPC: ContentTypeNotSupportedError (-32005), as the official SDK answers it',
   );
   const rest = await post('/good/good/message:send', '{}', 'text/plain');
-  tt.same([rest.status, ((rest.json as JsonObject).error as JsonObject).code], [415, 415], 'REST 415');
+  tt.same(
+    [rest.status, ((rest.json as JsonObject).error as JsonObject).status],
+    [400, 'INVALID_ARGUMENT'],
+    'REST: 400 INVALID_ARGUMENT (spec §5.4)',
+  );
   await stillServing(tt, 'HTTP+JSON');
 });
 

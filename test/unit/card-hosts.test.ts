@@ -1,6 +1,7 @@
 // Which card interfaces a route may use (src/card/upstream-card.ts) when the
 // card names the upstream's loopback by another name (localhost, 127.0.0.1,
-// ::1 are one host), or another host (only with upstream.allowedHosts); and a
+// ::1 are one host on the upstream's own port; another port of another
+// loopback name needs upstream.allowedHosts, as another host does); and a
 // route without a card source (src/card/card-store.ts) fetches nothing.
 import { pino } from 'pino';
 import t from 'tap';
@@ -22,10 +23,15 @@ t.test('loopback names are one host', async (t) => {
     ['GRPC', 'localhost:10'],
     ['GRPC', '[::1]:11'],
   );
-  const all = ['http://127.0.0.1:9/rpc', 'http://[::1]:9/rest', 'localhost:10', '[::1]:11'];
-  t.same(usable('http://localhost:9', c), all, 'upstream localhost');
-  t.same(usable('http://127.0.0.1:9', c), all, 'upstream 127.0.0.1');
-  t.same(usable('http://[::1]:9', c), all, 'upstream ::1');
+  const samePort = ['http://127.0.0.1:9/rpc', 'http://[::1]:9/rest'];
+  t.same(
+    usable('http://localhost:9', c),
+    [...samePort, 'localhost:10'],
+    'upstream localhost: its own name on any port',
+  );
+  t.same(usable('http://127.0.0.1:9', c), samePort, 'upstream 127.0.0.1: other names on its own port only');
+  t.same(usable('http://[::1]:9', c), [...samePort, '[::1]:11'], 'upstream ::1: its own name on any port');
+  t.same(usable('http://127.0.0.1:9', c, ['localhost:10']), [...samePort, 'localhost:10'], 'another port when allowed');
 });
 
 t.test('other hosts only when allowed', async (t) => {

@@ -27,6 +27,7 @@ t.test('a full config in its typed form', async (tt) => {
       version: '1.0',
       tenant: { mode: 'set', value: 'internal' },
       allowedHosts: ['billing-2.internal'],
+      allowPlaintextInterfaces: false,
     },
     card: {
       file: join(DIR, 'billing-card.json'),
@@ -44,6 +45,7 @@ t.test('a full config in its typed form', async (tt) => {
     streamIdleTimeoutMs: 60000,
     sseKeepAliveMs: 0,
     maxSseEventBytes: 65536,
+    maxResponseBytes: 16777216,
     maxBodyBytes: 1024,
     maxStringLength: 1048576,
     forwardHeaders: ['x-request-id'],

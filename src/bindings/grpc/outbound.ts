@@ -51,13 +51,17 @@ function decode(dialect: GrpcUpstreamDialect, info: MethodInfo, bytes: Buffer | 
 
 export class GrpcUpstream implements UpstreamClient {
   private readonly client: grpc.Client;
+  /** The budget key of the agent (upstream/registry.ts). */
+  private readonly origin: string;
 
   constructor(
     private readonly target: UpstreamTarget,
-    upstreams: UpstreamRegistry,
+    private readonly upstreams: UpstreamRegistry,
     private readonly dialect: GrpcUpstreamDialect = GRPC_V1,
   ) {
-    this.client = upstreams.grpcChannel(grpcAddress(target.url), target.tls);
+    const address = grpcAddress(target.url);
+    this.origin = `grpc://${address}`;
+    this.client = upstreams.grpcChannel(address, target.tls, target.maxResponseBytes);
   }
 
   private call(env: Envelope): { info: MethodInfo; path: string; body: Buffer; metadata: grpc.Metadata } {
@@ -71,6 +75,7 @@ export class GrpcUpstream implements UpstreamClient {
 
   unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse> {
     const { info, path, body, metadata } = this.call(env);
+    const release = this.upstreams.admit(this.origin, 'unary');
     return new Promise<AnyResponse>((resolve, reject) => {
       const call = this.client.makeUnaryRequest<Buffer, Buffer>(
         path,
@@ -80,6 +85,7 @@ export class GrpcUpstream implements UpstreamClient {
         metadata,
         { deadline: Date.now() + this.target.timeoutMs },
         (err, value) => {
+          release();
           signal.removeEventListener('abort', onAbort);
           if (err) return reject(this.dialect.error(info, err));
           try {
@@ -96,7 +102,9 @@ export class GrpcUpstream implements UpstreamClient {
 
   async *stream(env: Envelope, signal: AbortSignal): AsyncGenerator<StreamResponse> {
     const { info, path, body, metadata } = this.call(env);
+    const release = this.upstreams.admit(this.origin, 'stream');
     const call = this.client.makeServerStreamRequest<Buffer, Buffer>(path, identity, identity, body, metadata, {});
+    call.once('status', release);
     const onAbort = (): void => call.cancel();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -108,6 +116,7 @@ export class GrpcUpstream implements UpstreamClient {
     } finally {
       signal.removeEventListener('abort', onAbort);
       call.cancel();
+      release();
     }
   }
 }

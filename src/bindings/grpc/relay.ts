@@ -1,16 +1,19 @@
 // gRPC pass-through (a `passThrough: true` route whose agent speaks gRPC in
 // the caller's version): the request bytes go, unread, to the same method of
-// the route's agent over the generation's channel, and its answer — message
-// bytes, stream messages, or its status with trailers — comes back as it came.
+// the route's agent over the generation's channel (within the upstream's
+// unary or stream budget), and its answer — message bytes, stream messages,
+// or its status with trailers — comes back as it came.
 import * as grpc from '@grpc/grpc-js';
+import type { A2AError } from '../../errors/a2a-error.js';
 import type { Answer, RelayTarget } from '../../pipeline/call.js';
 import { grpcAddress } from './outbound.js';
 import { identity } from './service.js';
-import { fromServiceError } from './status.js';
-import type { A2AError } from '../../errors/a2a-error.js';
+import { fromServiceError, transportStatus } from './status.js';
 
-/** The upstream's own status, kept for the caller as it came. */
+/** The upstream's own status, kept for the caller as it came (grpc-js's own transport status is not the agent's). */
 function relayed(e: grpc.ServiceError): A2AError {
+  const transport = transportStatus(e);
+  if (transport) return transport;
   const err = fromServiceError(e);
   err.relayed = { code: e.code, details: e.details, metadata: e.metadata };
   return err;
@@ -18,11 +21,15 @@ function relayed(e: grpc.ServiceError): A2AError {
 
 /** Pass-through: the request bytes to the same method of the route's gRPC agent. */
 export function relay(path: string, streaming: boolean, bytes: Buffer, target: RelayTarget): Promise<Answer> {
-  const channel = target.generation.upstreams.grpcChannel(grpcAddress(target.url), target.route.upstream.tls);
+  const address = grpcAddress(target.url);
+  const upstreams = target.generation.upstreams;
+  const channel = upstreams.grpcChannel(address, target.route.upstream.tls, target.route.maxResponseBytes);
+  const release = upstreams.admit(`grpc://${address}`, streaming ? 'stream' : 'unary');
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries(target.headers)) md.set(k, v);
   if (streaming) {
     const call = channel.makeServerStreamRequest<Buffer, Buffer>(path, identity, identity, bytes, md, {});
+    call.once('status', release);
     target.signal.addEventListener('abort', () => call.cancel(), { once: true });
     async function* messages(): AsyncGenerator<Buffer> {
       try {
@@ -43,7 +50,11 @@ export function relay(path: string, streaming: boolean, bytes: Buffer, target: R
       bytes,
       md,
       { deadline: Date.now() + target.route.timeoutMs },
-      (err, value) => (err ? reject(relayed(err)) : resolve({ kind: 'relayUnary', bytes: value ?? Buffer.alloc(0) })),
+      (err, value) => {
+        release();
+        if (err) reject(relayed(err));
+        else resolve({ kind: 'relayUnary', bytes: value ?? Buffer.alloc(0) });
+      },
     );
     target.signal.addEventListener('abort', () => call.cancel(), { once: true });
   });

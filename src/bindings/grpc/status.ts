@@ -1,8 +1,12 @@
 // gRPC error wire form (spec §10.6): status code + message + a binary
 // google.rpc.Status in the `grpc-status-details-bin` trailer. Converts between
 // that and the core A2AError, keeping every detail (ErrorInfo, BadRequest, …).
+// A status grpc-js made up on its side of an upstream call (no connection,
+// deadline, a message over the channel's size limit) is a gateway error whose
+// answered text names no address (grpc-js's text is logged).
 import * as grpc from '@grpc/grpc-js';
 import { A2AError, grpcNameOf, nameFromDetails, nameFromGrpc } from '../../errors/a2a-error.js';
+import { withoutAddresses } from '../../errors/addresses.js';
 import { GRPC_CODES } from '../../errors/catalogue.js';
 import { statusFromBinary, statusToBinary, type JsonObject } from '../../proto/json.js';
 
@@ -17,13 +21,36 @@ export function toServiceError(err: A2AError): Partial<grpc.StatusObject> {
   return { code, details: err.message, metadata };
 }
 
+type StatusLike = { code?: number; details?: string; message?: string; metadata?: grpc.Metadata };
+
+/** grpc-js's own status for a message over grpc.max_receive_message_length. */
+const TOO_LARGE = /Received message larger than max/;
+
+/**
+ * A status of the upstream call's transport rather than the agent's answer:
+ * UNAVAILABLE or DEADLINE_EXCEEDED without status details (grpc-js's, naming
+ * the address), or grpc-js's refusal of a message over the size limit.
+ */
+export function transportStatus(e: StatusLike): A2AError | undefined {
+  const text = e.details ?? e.message ?? '';
+  if (e.code === GRPC_CODES.RESOURCE_EXHAUSTED && TOO_LARGE.test(text))
+    return A2AError.of('INVALID_AGENT_RESPONSE', "the upstream's answer exceeds maxResponseBytes", {
+      internal: text,
+    });
+  if (e.metadata?.get(DETAILS_KEY)[0] !== undefined) return undefined;
+  if (e.code === GRPC_CODES.DEADLINE_EXCEEDED)
+    return A2AError.of('UPSTREAM_TIMEOUT', withoutAddresses(text), { internal: text });
+  if (e.code !== GRPC_CODES.UNAVAILABLE) return undefined;
+  const err = A2AError.of('UPSTREAM_UNAVAILABLE', withoutAddresses(text), { internal: text });
+  // grpc-js reports a refused connection only in the UNAVAILABLE status text
+  err.connectionRefused = /ECONNREFUSED/.test(text);
+  return err;
+}
+
 /** A grpc-js client error (or status) → core error. */
-export function fromServiceError(e: {
-  code?: number;
-  details?: string;
-  message?: string;
-  metadata?: grpc.Metadata;
-}): A2AError {
+export function fromServiceError(e: StatusLike): A2AError {
+  const transport = transportStatus(e);
+  if (transport) return transport;
   const code = typeof e.code === 'number' ? e.code : GRPC_CODES.UNKNOWN;
   let details: JsonObject[] = [];
   let message = e.details ?? e.message ?? '';
@@ -38,8 +65,5 @@ export function fromServiceError(e: {
     }
   }
   const name = nameFromDetails(details) ?? nameFromGrpc(grpcNameOf(code));
-  const err = A2AError.read(name, message, details);
-  // grpc-js reports a refused connection only in the UNAVAILABLE status text
-  err.connectionRefused = code === GRPC_CODES.UNAVAILABLE && /ECONNREFUSED/.test(message);
-  return err;
+  return A2AError.read(name, message, details);
 }

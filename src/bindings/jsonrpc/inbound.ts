@@ -3,15 +3,16 @@
 // the JSON-RPC responses. The method and `params.tenant` are read from the
 // frame; the typed request (`params` as ProtoJSON) is read by the pipeline's
 // decode stage, after authentication. Transport-level rejections keep their
-// HTTP status (415, 413, 401 with WWW-Authenticate, §7.4); every other
-// JSON-RPC-level answer is HTTP 200. Streaming methods (§9.4.2, §9.4.6) answer
+// HTTP status (413, 408, 401 with WWW-Authenticate, §7.4); every other
+// JSON-RPC-level answer is HTTP 200. A batch is capped (limits.maxBatchItems)
+// and runs limits.batchConcurrency requests at once. Streaming methods (§9.4.2, §9.4.6) answer
 // text/event-stream whose events are JSON-RPC responses with the request's id;
 // an error before the first event is a plain JSON-RPC error (toward 0.3, whose
 // clients read a stream only as SSE, a stream of that one `event: error`),
 // one after it a final `event: error` response. A pass-through route gets the body as it came.
 // A 0.3 method name (`message/send`, …) is a 0.3 call: read and answered in
 // the 0.3 dialect through the bridge (compat/v0_3), the same envelope inside.
-import type { RouteConfig } from '../../config/types.js';
+import { limitsOf, type RouteConfig } from '../../config/types.js';
 import { methodByName, methodInfo, type AnyRequest, type AnyResponse, type MethodInfo } from '../../core/methods.js';
 import { errorToV03, eventToV03, requestFromV03, resultToV03 } from '../../compat/v0_3/jsonrpc-dialect.js';
 import { isV03JsonRpcMethod, v03ByJsonRpc } from '../../compat/v0_3/methods.js';
@@ -27,6 +28,7 @@ import type { Pipeline } from '../../pipeline/pipeline.js';
 import { readJson, writeJson, isObject, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
 import type { Generation } from '../../routing/generation.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
+import { mapLimited } from '../../util/map-limited.js';
 import { errorObject, httpStatusOf, resultResponse, type JsonRpcId } from './wire.js';
 
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
@@ -101,7 +103,8 @@ export class JsonRpcInbound {
       return errorAnswer(null, err);
     };
     if (!JSON_TYPES.has(mediaType(http.header('content-type')))) {
-      return reject(A2AError.of('UNSUPPORTED_MEDIA_TYPE', 'JSON-RPC requests must be sent as application/json'));
+      // §3.3.2 ContentTypeNotSupportedError (-32005), as the official SDK answers it
+      return reject(A2AError.of('CONTENT_TYPE_NOT_SUPPORTED', 'JSON-RPC requests must be sent as application/json'));
     }
     let parsed: unknown;
     try {
@@ -111,8 +114,14 @@ export class JsonRpcInbound {
     }
     if (Array.isArray(parsed)) {
       if (parsed.length === 0) return reject(A2AError.of('INVALID_REQUEST', 'empty batch'));
+      // a batch is capped, and runs at most batchConcurrency of its requests at once (each one rate-limited)
+      const { maxBatchItems, batchConcurrency } = limitsOf(generation.config);
+      if (parsed.length > maxBatchItems) {
+        const why = `a batch of ${parsed.length} requests exceeds the limit of ${maxBatchItems} (limits.maxBatchItems)`;
+        return reject(A2AError.of('PAYLOAD_TOO_LARGE', why));
+      }
       const framed = parsed.map((item) => this.frame(item, http, candidates, generation, true, started));
-      const replies = await Promise.all(framed.map((f) => this.unary(f)));
+      const replies = await mapLimited(framed, batchConcurrency, (f) => this.unary(f));
       const present = replies.filter((r): r is JsonObject => r !== undefined);
       return answer(200, present.length > 0 ? present : undefined);
     }

@@ -35,12 +35,11 @@ export function readErrorObject(e: unknown): A2AError | undefined {
 
 /**
  * The HTTP status of a JSON-RPC error answer: 200 as every JSON-RPC-level
- * answer, except the transport-level refusals — 401 (with WWW-Authenticate,
- * §7.4), 413 and 415 — which keep theirs so HTTP clients and proxies see them.
+ * answer (ContentTypeNotSupportedError too, as the official SDK answers it),
+ * except the transport-level refusals — 401 (with WWW-Authenticate, §7.4),
+ * 413 and 408 — which keep theirs so HTTP clients and proxies see them.
  */
 export function httpStatusOf(err: A2AError): number {
   const name = err.errorName;
-  return name === 'UNAUTHENTICATED' || name === 'PAYLOAD_TOO_LARGE' || name === 'UNSUPPORTED_MEDIA_TYPE'
-    ? err.row.http
-    : 200;
+  return name === 'UNAUTHENTICATED' || name === 'PAYLOAD_TOO_LARGE' || name === 'REQUEST_TIMEOUT' ? err.row.http : 200;
 }

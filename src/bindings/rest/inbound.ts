@@ -66,7 +66,10 @@ function requestJson(http: HttpCall, info: MethodInfo, params: Record<string, st
   const body = http.body ?? Buffer.alloc(0);
   if (rule?.body !== undefined && body.length > 0) {
     if (!JSON_TYPES.has(mediaType(http.header('content-type')))) {
-      throw A2AError.of('UNSUPPORTED_MEDIA_TYPE', 'request bodies must be application/a2a+json or application/json');
+      throw A2AError.of(
+        'CONTENT_TYPE_NOT_SUPPORTED',
+        'request bodies must be application/a2a+json or application/json',
+      );
     }
     const parsed = parseJsonBody(body);
     if (!isObject(parsed)) {

@@ -37,7 +37,7 @@ export const REST_V03: RestDialect = {
   },
   answer: (info, json) =>
     json === undefined ? (create(info.responseSchema) as AnyResponse) : responseFromV03Proto(info.name, json),
-  error: (status, json) => restErrorFromV03(status, json),
+  error: (_info, status, json) => restErrorFromV03(status, json),
   event(_info, name, json) {
     if (name === 'error' || (isObject(json) && typeof json.code === 'number' && typeof json.message === 'string')) {
       throw restErrorFromV03(500, json);

@@ -48,7 +48,7 @@ export interface RestDialect {
   /** A 2xx answer's JSON (undefined: no body) → the typed response. */
   answer(info: MethodInfo, json: unknown): AnyResponse;
   /** A non-2xx answer → the error. */
-  error(status: number, json: unknown): A2AError;
+  error(info: MethodInfo, status: number, json: unknown): A2AError;
   /** One SSE event (its `event:` name and parsed data) → a stream event, or the error it carries. */
   event(info: MethodInfo, name: string | undefined, json: unknown): StreamResponse;
 }
@@ -74,12 +74,12 @@ export const REST_V1: RestDialect = {
     };
   },
   answer: (info, json) => responseFromJson(info, json),
-  error: (status, json) => readErrorBody(status, json),
+  error: (info, status, json) => readErrorBody(status, json, info),
   event(info, name, json) {
     if (name === 'error' || (isObject(json) && isObject(json.error))) {
       const code =
         isObject(json) && isObject(json.error) && typeof json.error.code === 'number' ? json.error.code : 500;
-      throw readErrorBody(code, json);
+      throw readErrorBody(code, json, info);
     }
     return responseFromJson(info, json) as StreamResponse;
   },
@@ -113,7 +113,7 @@ export class RestUpstream implements UpstreamClient {
   /** A complete (non-SSE) answer → the typed response, or the error thrown. */
   private read(info: MethodInfo, status: number, text: string): AnyResponse {
     const body = text === '' ? undefined : parseJson(text);
-    if (status < 200 || status >= 300) throw this.dialect.error(status, body);
+    if (status < 200 || status >= 300) throw this.dialect.error(info, status, body);
     if (body === undefined && text !== '') {
       throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered HTTP ${status} with a body that is not JSON`);
     }

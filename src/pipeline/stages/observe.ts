@@ -10,6 +10,7 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { newTraceparent, validTraceparent, traceIdOf } from '../../core/trace-context.js';
+import { namesTask } from '../../core/methods.js';
 import { redactError, secretsOf } from '../../core/secrets.js';
 import { A2AError, asA2AError, nameFromHttp } from '../../errors/a2a-error.js';
 import { GRPC_CODES } from '../../errors/catalogue.js';
@@ -136,6 +137,8 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
       traceId: traceIdOf(call.traceparent),
     };
     if (err) line.error = err.message;
+    // what the caller is not told (an upstream's address, a socket error) is logged
+    if (err?.internal !== undefined) line.errorDetail = err.internal;
     if (call.caller) line.caller = call.caller;
     if (call.method.streaming) line.events = events;
     if (call.route?.passThrough && call.upstream?.binding === call.inbound && call.upstream.version === call.dialect) {
@@ -207,8 +210,13 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
         return { kind: 'relayStream', messages: counted(answer.messages, s.onEvent, s.done) };
       }
       case 'relayHttp': {
-        const err =
-          answer.status >= 400 ? A2AError.of(nameFromHttp(answer.status), `upstream HTTP ${answer.status}`) : undefined;
+        const name =
+          answer.status === 404
+            ? namesTask(call.method)
+              ? 'TASK_NOT_FOUND'
+              : 'METHOD_NOT_FOUND'
+            : nameFromHttp(answer.status);
+        const err = answer.status >= 400 ? A2AError.of(name, `upstream HTTP ${answer.status}`) : undefined;
         if (!call.method.streaming) {
           watchBody(answer.body, () => finish(call, span, err, 0));
           return answer;

@@ -7,6 +7,7 @@
 // gives GetExtendedAgentCard's answer the gateway's interfaces, as the public
 // card (§8.2).
 import type { CardService } from '../../card/card-service.js';
+import { redactText, secretsOf } from '../../core/secrets.js';
 import type { ResolvedUpstream } from '../../card/upstream-card.js';
 import type { RouteConfig } from '../../config/types.js';
 import { A2AError } from '../../errors/a2a-error.js';
@@ -43,13 +44,19 @@ export function selectUpstreamStage(cards: CardService, log: Logger): Stage {
       }
       const candidates = await interfacesOf(route, cards);
       if (candidates.length === 0) throw A2AError.of('UPSTREAM_UNAVAILABLE', 'no usable upstream interface');
+      // an upstream may echo a secret of the call in its error: redacted here as in the call's log line
+      const why = (e: unknown): string => {
+        const err = e as A2AError;
+        const text = err.internal !== undefined ? `${err.message} (${err.internal})` : err.message;
+        return redactText(text, secretsOf(call.envelope, route, call.view));
+      };
       for (let i = 0; ; i++) {
         call.upstream = candidates[i]!;
         try {
           return await next(call).catch((e: unknown) => {
             if (!(e instanceof A2AError && e.connectionReset && call.method.idempotent)) throw e;
             log.warn(
-              { requestId: call.requestId, route: route.name, err: e.message },
+              { requestId: call.requestId, route: route.name, err: why(e) },
               'upstream connection reset under an idempotent call; sending it once more',
             );
             return next(call);
@@ -58,7 +65,7 @@ export function selectUpstreamStage(cards: CardService, log: Logger): Stage {
           const refused = e instanceof A2AError && e.connectionRefused;
           if (!refused || call.method.streaming || i === candidates.length - 1) throw e;
           log.warn(
-            { requestId: call.requestId, route: route.name, url: call.upstream.url, err: (e as Error).message },
+            { requestId: call.requestId, route: route.name, url: call.upstream.url, err: why(e) },
             'upstream interface refused the connection; trying the next one',
           );
         }

@@ -85,6 +85,7 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
         headers: call.relayHeaders ?? {},
         signal: call.signal,
         generation: call.generation,
+        streaming: call.method.streaming,
       });
     }
     const client = call.generation.upstreams.client(to.binding, {
@@ -92,6 +93,7 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
       version: to.version === '0.3' ? '0.3' : '1.0',
       timeoutMs: route.timeoutMs,
       maxSseEventBytes: route.maxSseEventBytes,
+      maxResponseBytes: route.maxResponseBytes,
       tls: route.upstream.tls,
     });
     const env = forInterface(call.envelope!, route, to);

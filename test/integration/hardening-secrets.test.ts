@@ -1,0 +1,137 @@
+// Issue 12 item 7: a credential configured on the route for its agent
+// (`upstream.credentials: {header, value}`) is a secret like the caller's: an
+// upstream that echoes the request headers into its error message (JSON-RPC,
+// REST, gRPC) gets it redacted before the error is answered or logged, on
+// every inbound binding.
+import { Writable } from 'node:stream';
+import * as grpc from '@grpc/grpc-js';
+import t from 'tap';
+import { pino } from 'pino';
+import { METHODS } from '../../src/core/methods.js';
+import type { JsonObject } from '../../src/proto/json.js';
+import { startGateway } from '../../src/server/gateway.js';
+import { brokenHttp, type Broken } from '../helpers/broken-upstreams.js';
+import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
+
+const SECRET = 'route-own-secret-4f9c2e7a';
+const KEY = 'agent-key-7d1e55b0c3';
+
+// HTTP agents (JSON-RPC and REST flavour) whose errors quote every header they received.
+const echoing = await brokenHttp((req, res) => {
+  let body = '';
+  req.on('data', (c: Buffer) => (body += c.toString()));
+  req.on('end', () => {
+    if (req.method === 'GET') return void res.writeHead(404).end();
+    const headers = JSON.stringify(req.headers);
+    if (req.url?.startsWith('/rpc')) {
+      const { id } = JSON.parse(body) as { id: number };
+      const error = {
+        code: -32603,
+        message: `cannot serve with headers ${headers}`,
+        data: [{ '@type': 'type.googleapis.com/google.rpc.DebugInfo', detail: headers }],
+      };
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id, error }));
+    }
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({ error: { code: 500, status: 'INTERNAL', message: `cannot serve with headers ${headers}` } }),
+    );
+  });
+});
+// A gRPC agent whose errors quote its metadata.
+const grpcEchoing: Broken = await (async () => {
+  const server = new grpc.Server();
+  const service: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
+  const impl: grpc.UntypedServiceImplementation = {};
+  for (const m of METHODS.values()) {
+    if (m.streaming) continue;
+    service[m.name] = {
+      path: `/lf.a2a.v1.A2AService/${m.name}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (b: Buffer) => b,
+      requestDeserialize: (b: Buffer) => b,
+      responseSerialize: (b: Buffer) => b,
+      responseDeserialize: (b: Buffer) => b,
+    };
+    impl[m.name] = (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) =>
+      cb({
+        code: grpc.status.INTERNAL,
+        details: `cannot serve with metadata ${JSON.stringify(call.metadata.getMap())}`,
+      });
+  }
+  server.addService(service, impl);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
+  return { url: `127.0.0.1:${port}`, close: async () => server.forceShutdown() };
+})();
+
+const lines: string[] = [];
+const sink = new Writable({
+  write(chunk: Buffer, _enc, cb) {
+    lines.push(...chunk.toString().split('\n').filter(Boolean));
+    cb();
+  },
+});
+const url = { JSONRPC: `${echoing.url}/rpc`, 'HTTP+JSON': `${echoing.url}/rest`, GRPC: grpcEchoing.url };
+const gw = await startGateway(
+  gatewayConfig(
+    BINDINGS.flatMap((b) => [
+      {
+        name: `bearer-${slug(b)}`,
+        match: { pathPrefix: `/bearer-${slug(b)}`, tenant: `bearer-${slug(b)}` },
+        upstream: {
+          url: url[b],
+          binding: b,
+          tenant: 'clear' as const,
+          credentials: { header: 'Authorization', value: `Bearer ${SECRET}` },
+        },
+      },
+      {
+        name: `key-${slug(b)}`,
+        match: { pathPrefix: `/key-${slug(b)}`, tenant: `key-${slug(b)}` },
+        upstream: {
+          url: url[b],
+          binding: b,
+          tenant: 'clear' as const,
+          credentials: { header: 'X-Agent-Key', value: KEY },
+        },
+      },
+    ]),
+  ),
+  pino({ level: 'info' }, sink),
+);
+t.teardown(async () => {
+  closeGrpcClients();
+  await gw.close();
+  await echoing.close();
+  await grpcEchoing.close();
+});
+
+t.test("the route's own upstream credential never reaches the caller or the log", async (tt) => {
+  for (const inbound of BINDINGS) {
+    for (const up of BINDINGS) {
+      for (const kind of ['bearer', 'key']) {
+        const name = `${kind}-${slug(up)}`;
+        const r = await CALLERS[inbound](
+          gw,
+          'SendMessage',
+          { message: userMessage('x') },
+          { tenant: name, prefix: `/${name}` },
+        );
+        tt.equal(r.ok, false, `${inbound} → ${name}: the upstream failed`);
+        const answered = `${r.message ?? ''} ${JSON.stringify(r.details ?? [])} ${JSON.stringify(r.raw ?? {})}`;
+        tt.match(answered, /cannot serve with/, `${inbound} → ${name}: the upstream's message is passed on`);
+        tt.notOk(answered.includes(SECRET) || answered.includes(KEY), `${inbound} → ${name}: without the credential`);
+        tt.match(answered, /\[REDACTED\]/, `${inbound} → ${name}: redacted in its place`);
+      }
+    }
+  }
+  const log = lines.join('\n');
+  tt.ok(lines.filter((l) => (JSON.parse(l) as JsonObject).msg === 'call').length >= 18, 'the calls were logged');
+  tt.notOk(log.includes(SECRET), 'the bearer credential is in no log line');
+  tt.notOk(log.includes(KEY), 'the header credential is in no log line');
+});
