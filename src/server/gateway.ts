@@ -6,6 +6,7 @@
 // a separate admin listener), and the two lifecycle operations: reload (swap
 // the routes atomically) and drain (stop accepting, finish unary calls, end
 // streams after the grace period).
+import '../util/base64.js'; // before @bufbuild/protobuf loads
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
