@@ -3,8 +3,8 @@
 // <!-- /name --> markers in docs/*.md (configuration reference from the
 // loader's schema, error table from the catalogue, metrics from the registered
 // prom-client metrics, the 0.3 method table from the bridge), the published
-// JSON Schema, the architecture diagram (from the pipeline's STAGE_NAMES) and
-// the benchmark figure (from docs/benchmarks.md's tables).
+// JSON Schema, the architecture diagram (from the pipeline's STAGE_NAMES), the
+// streaming sequence picture and the benchmark figure (from docs/benchmarks.md's tables).
 // test/unit/docs.test.ts fails when any committed file differs from this.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { schemaText } from '../config-schema.js';
 import { architectureSvg } from './architecture-svg.js';
 import { configReferenceMarkdown } from './config-reference.js';
 import { metricsTableMarkdown } from './metrics-table.js';
+import { streamingSvg } from './streaming-svg.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -36,6 +37,7 @@ export const REGIONS: Region[] = [
 export const FILES: Record<string, () => string> = {
   'schema/a2a-gateway.schema.json': schemaText,
   'docs/images/architecture.svg': architectureSvg,
+  'docs/images/streaming-errors.svg': streamingSvg,
   'docs/benchmarks-ratio.svg': () =>
     ratioChartSvg(barsFromBenchmarksPage(readFileSync(`${ROOT}docs/benchmarks.md`, 'utf8'))),
 };

@@ -131,6 +131,13 @@ t.test('the architecture diagram shows exactly the pipeline stages, in order', a
   const svg = read('docs/images/architecture.svg');
   const shown = [...svg.matchAll(/<text [^>]*class="stage"[^>]*>([^<]+)<\/text>/g)].map((m) => m[1]);
   tt.same(shown, [...STAGE_NAMES], 'every stage of STAGE_NAMES, and no other, in the order the pipeline runs them');
+  const page = read('docs/architecture.md');
+  const listed = /<!-- stage-list[^>]*-->\n([\s\S]*?)\n<!-- \/stage-list -->/.exec(page)?.[1] ?? '';
+  tt.same(
+    [...listed.matchAll(/`(\w+)`/g)].map((m) => m[1]),
+    [...STAGE_NAMES],
+    'docs/architecture.md lists the same',
+  );
 });
 
 t.test('the security page states every limit with its default', async (tt) => {
