@@ -107,7 +107,6 @@ export function writeReport(r: Report): void {
     `Load: ${r.concurrency} concurrent callers, ${r.seconds} s per run after a 1 s warm-up (autocannon for HTTP, a grpc-js loop for gRPC);`,
     'direct and gateway runs alternate. The upstream is a minimal agent whose answers are pre-encoded (its CPU per request is shown: it is never the bottleneck).',
     '',
-    '',
     '`npm run bench` (not part of `npm test`; about 8 minutes) measures every binding pair against direct calls (at full',
     "load, and paced at half the gateway's maximum for the added p99), same-binding pass-through against nginx (when",
     'nginx is installed: `apt-get install nginx-light`; otherwise it says so and skips it), streaming (time to first event,',

@@ -41,6 +41,8 @@ function families(): Family[] {
   }));
 }
 
+/** Registered on Linux only: left out of the table, so that the page is the same wherever it is generated. */
+const LINUX_ONLY = /_fds$/;
 const isProcess = (name: string) => /^a2a_gateway_(process|nodejs)_/.test(name);
 const esc = (s: string) => s.replace(/\|/g, '\\|');
 
@@ -62,10 +64,11 @@ export function metricsTableMarkdown(): string {
     '| :-- | :-- |',
     ...used.map((l) => `| \`${l}\` | ${LABELS[l]} |`),
     '',
-    "prom-client's default process and Node.js metrics, with the same prefix:",
+    "prom-client's default process and Node.js metrics, with the same prefix (on Linux also",
+    '`a2a_gateway_process_open_fds` and `a2a_gateway_process_max_fds`, the open and allowed file descriptors):',
     '',
     '| metric | type | labels | what it counts |',
     '| :-- | :-- | :-- | :-- |',
-    ...all.filter((f) => isProcess(f.name)).map(row),
+    ...all.filter((f) => isProcess(f.name) && !LINUX_ONLY.test(f.name)).map(row),
   ].join('\n');
 }

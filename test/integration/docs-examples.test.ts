@@ -91,6 +91,11 @@ const CHECKS: Record<string, Array<(tt: Test, out: string, ctx: Context) => void
       );
     },
   ],
+  'docs/errors.md': [
+    (tt, out) =>
+      tt.match(json(out), { error: { code: 404, status: 'NOT_FOUND', details: [{ reason: 'TASK_NOT_FOUND' }] } }),
+    (tt, out) => tt.match(json(out), { id: 3, error: { code: -32001, data: [{ reason: 'TASK_NOT_FOUND' }] } }),
+  ],
   'docs/operations.md': [
     (tt, out) => tt.same(json(out), { status: 'ok' }, '/healthz'),
     (tt, out) => tt.match(json(out), { ready: true, draining: false, routes: [{ name: 'demo', ready: true }] }),
