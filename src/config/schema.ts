@@ -1,5 +1,14 @@
-// JSON Schema of the YAML config file (validated with ajv at start; see
-// README "Configuration"). Keep in step with types.ts and load.ts.
+// JSON Schema of the YAML config file, the one the loader validates with (ajv,
+// at start and on reload). Its `description` and `default` annotations are the
+// configuration reference: docs/configuration.md and the published
+// schema/a2a-gateway.schema.json are generated from this (`npm run docs`).
+// Defaults come from types.ts, which load.ts applies. The route is in
+// schema-route.ts. Keep in step with raw.ts, types.ts and load.ts.
+import { ROUTE_SCHEMA } from './schema-route.js';
+import { DEFAULT_LIMITS, DEFAULTS } from './types.js';
+
+const port = { type: 'integer', minimum: 0, maximum: 65535 } as const;
+
 export const CONFIG_SCHEMA = {
   type: 'object',
   additionalProperties: false,
@@ -8,19 +17,39 @@ export const CONFIG_SCHEMA = {
     listen: {
       type: 'object',
       additionalProperties: false,
+      description: 'Where the gateway listens. Changes take effect on restart.',
       properties: {
-        host: { type: 'string', minLength: 1 },
-        httpPort: { type: 'integer', minimum: 0, maximum: 65535 },
-        grpcPort: { type: 'integer', minimum: 0, maximum: 65535 },
+        host: {
+          type: 'string',
+          minLength: 1,
+          default: DEFAULTS.host,
+          description: 'Address of both listeners (0.0.0.0 or :: for every interface).',
+        },
+        httpPort: {
+          ...port,
+          default: DEFAULTS.httpPort,
+          description: 'HTTP port: JSON-RPC, REST and agent cards (0 = a free port).',
+        },
+        grpcPort: { ...port, default: DEFAULTS.grpcPort, description: 'gRPC port (0 = a free port).' },
         tls: {
           type: 'object',
           additionalProperties: false,
           required: ['cert', 'key'],
+          description:
+            'TLS on both listeners: HTTPS with h2 and HTTP/1.1, gRPC over TLS. The files are re-read on reload; turning TLS on or off needs a restart.',
           properties: {
-            cert: { type: 'string', minLength: 1 },
-            key: { type: 'string', minLength: 1 },
-            clientCa: { type: 'string', minLength: 1 },
-            requireClientCert: { type: 'boolean' },
+            cert: { type: 'string', minLength: 1, description: 'Certificate chain (PEM file).' },
+            key: { type: 'string', minLength: 1, description: 'Private key (PEM file).' },
+            clientCa: {
+              type: 'string',
+              minLength: 1,
+              description: 'CA bundle (PEM file) for client certificates: asks callers for one (mTLS).',
+            },
+            requireClientCert: {
+              type: 'boolean',
+              description:
+                'Refuse the handshake without a valid client certificate. Default: true when clientCa is set.',
+            },
           },
         },
       },
@@ -28,252 +57,146 @@ export const CONFIG_SCHEMA = {
     public: {
       type: 'object',
       additionalProperties: false,
+      description: 'Addresses written into served cards; without them, taken from the request.',
       properties: {
-        httpUrl: { type: 'string', pattern: '^https?://' },
-        grpcAddress: { type: 'string', minLength: 1 },
+        httpUrl: {
+          type: 'string',
+          pattern: '^https?://',
+          description: "Public base URL of the HTTP listener; each route's path prefix is appended.",
+        },
+        grpcAddress: {
+          type: 'string',
+          minLength: 1,
+          description: 'Public host:port of the gRPC listener. Default: <request host>:<grpcPort>.',
+        },
       },
     },
-    trustedProxies: { type: 'array', items: { type: 'string', minLength: 1 } },
+    trustedProxies: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      default: [],
+      description:
+        'Peer addresses or CIDRs whose X-Forwarded-* and Forwarded headers are believed when building card URLs.',
+    },
     admin: {
       type: 'object',
       additionalProperties: false,
       required: ['port'],
-      properties: { host: { type: 'string', minLength: 1 }, port: { type: 'integer', minimum: 0, maximum: 65535 } },
+      description:
+        'A separate plain-HTTP listener for /healthz, /readyz and /metrics; without it /metrics is not served.',
+      properties: {
+        host: { type: 'string', minLength: 1, description: 'Address of the admin listener. Default: listen.host.' },
+        port: { ...port, description: 'Port of the admin listener.' },
+      },
     },
-    grpcReflection: { type: 'boolean' },
+    grpcReflection: { type: 'boolean', default: true, description: 'gRPC server reflection on the gRPC port.' },
     tracing: {
       type: 'object',
       additionalProperties: false,
       required: ['otlpEndpoint'],
+      description: 'OpenTelemetry span export (one SERVER span per call). Without it no span is made.',
       properties: {
-        otlpEndpoint: { type: 'string', pattern: '^https?://' },
-        protocol: { enum: ['http/json', 'http/protobuf', 'grpc'] },
-        headers: { type: 'object', additionalProperties: { type: 'string' } },
-        serviceName: { type: 'string', minLength: 1 },
-        sampleRatio: { type: 'number', minimum: 0, maximum: 1 },
-        flushIntervalMs: { type: 'integer', minimum: 10 },
+        otlpEndpoint: {
+          type: 'string',
+          pattern: '^https?://',
+          description: 'OTLP collector base URL; spans go to {otlpEndpoint}/v1/traces over HTTP.',
+        },
+        protocol: { enum: ['http/json', 'http/protobuf', 'grpc'], default: 'http/json', description: 'OTLP wire.' },
+        headers: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          default: {},
+          description: "Headers sent with every export (e.g. the tracing backend's API key).",
+        },
+        serviceName: { type: 'string', minLength: 1, default: 'a2a-gateway', description: 'service.name of spans.' },
+        sampleRatio: {
+          type: 'number',
+          minimum: 0,
+          maximum: 1,
+          default: 1,
+          description: "Share of new traces sampled; a caller's own sampling decision is always kept.",
+        },
+        flushIntervalMs: {
+          type: 'integer',
+          minimum: 10,
+          default: 1000,
+          description: 'How often batched spans are exported.',
+        },
       },
     },
-    shutdownGraceMs: { type: 'integer', minimum: 0 },
+    shutdownGraceMs: {
+      type: 'integer',
+      minimum: 0,
+      default: DEFAULTS.shutdownGraceMs,
+      description: 'How long open streams may run on after SIGTERM before they end with SHUTTING_DOWN.',
+    },
     limits: {
       type: 'object',
       additionalProperties: false,
+      description: 'Gateway-wide limits (docs/security.md says what each refusal looks like).',
       properties: {
-        maxBatchItems: { type: 'integer', minimum: 1 },
-        batchConcurrency: { type: 'integer', minimum: 1 },
-        upstreamConnections: { type: 'integer', minimum: 1 },
-        upstreamStreams: { type: 'integer', minimum: 1 },
-        bodyTimeoutMs: { type: 'integer', minimum: 1 },
-        headersTimeoutMs: { type: 'integer', minimum: 1 },
-        idleTimeoutMs: { type: 'integer', minimum: 1 },
+        maxBatchItems: {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULT_LIMITS.maxBatchItems,
+          description: 'Requests in one JSON-RPC batch; more is PAYLOAD_TOO_LARGE for the whole batch.',
+        },
+        batchConcurrency: {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULT_LIMITS.batchConcurrency,
+          description: 'Requests of one batch sent upstream at once.',
+        },
+        upstreamConnections: {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULT_LIMITS.upstreamConnections,
+          description: 'Unary calls in flight per upstream origin; beyond it UPSTREAM_OVERLOADED at once, not queued.',
+        },
+        upstreamStreams: {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULT_LIMITS.upstreamStreams,
+          description: 'Open streams per upstream origin, on connections of their own; beyond it UPSTREAM_OVERLOADED.',
+        },
+        bodyTimeoutMs: {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULT_LIMITS.bodyTimeoutMs,
+          description: 'Longest pause while a request body is read: 408 REQUEST_TIMEOUT, connection closed.',
+        },
+        headersTimeoutMs: {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULT_LIMITS.headersTimeoutMs,
+          description: "Time to receive a request's headers: 408, connection closed.",
+        },
+        idleTimeoutMs: {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULT_LIMITS.idleTimeoutMs,
+          description:
+            'Idle HTTP keep-alive connections, HTTP/2 sessions and gRPC connections (one without its preface too) are closed after this.',
+        },
       },
     },
     log: {
       type: 'object',
       additionalProperties: false,
-      properties: { level: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] } },
+      description: 'JSON logs on stdout (pino).',
+      properties: {
+        level: {
+          enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+          default: DEFAULTS.logLevel,
+          description: 'Least severe level written; info logs one line per call.',
+        },
+      },
     },
     routes: {
       type: 'array',
       minItems: 1,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['name', 'upstream'],
-        properties: {
-          name: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' },
-          match: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              pathPrefix: { type: 'string', pattern: '^/' },
-              hosts: { type: 'array', items: { type: 'string', minLength: 1 } },
-              // URL-safe (RFC 3986 unreserved): the tenant is a REST path segment
-              tenant: { type: 'string', pattern: '^[A-Za-z0-9._~-]+$' },
-            },
-          },
-          upstream: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['url'],
-            properties: {
-              url: { type: 'string', minLength: 1 },
-              binding: { enum: ['JSONRPC', 'HTTP+JSON', 'GRPC', 'auto'] },
-              version: { enum: ['1.0', '0.3'] },
-              allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 } },
-              allowPlaintextInterfaces: { type: 'boolean' },
-              tls: {
-                type: 'object',
-                additionalProperties: false,
-                properties: {
-                  ca: { type: 'string', minLength: 1 },
-                  cert: { type: 'string', minLength: 1 },
-                  key: { type: 'string', minLength: 1 },
-                  servername: { type: 'string', minLength: 1 },
-                },
-              },
-              credentials: {
-                oneOf: [
-                  { enum: ['forward', 'strip'] },
-                  {
-                    type: 'object',
-                    additionalProperties: false,
-                    required: ['header'],
-                    properties: {
-                      header: { type: 'string', pattern: '^[A-Za-z0-9-]+$' },
-                      value: { type: 'string', minLength: 1 },
-                      valueEnv: { type: 'string', minLength: 1 },
-                      valueFile: { type: 'string', minLength: 1 },
-                    },
-                  },
-                ],
-              },
-              tenant: {
-                oneOf: [
-                  { enum: ['keep', 'clear'] },
-                  {
-                    type: 'object',
-                    additionalProperties: false,
-                    required: ['set'],
-                    properties: { set: { type: 'string', minLength: 1 } },
-                  },
-                ],
-              },
-            },
-          },
-          card: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              file: { type: 'string', minLength: 1 },
-              url: { type: 'string', pattern: '^https?://' },
-              publicHttpUrl: { type: 'string', pattern: '^https?://' },
-              publicGrpcAddress: { type: 'string', minLength: 1 },
-              bindings: {
-                type: 'array',
-                uniqueItems: true,
-                minItems: 1,
-                items: { enum: ['JSONRPC', 'HTTP+JSON', 'GRPC'] },
-              },
-              overrides: {
-                type: 'object',
-                additionalProperties: false,
-                properties: Object.fromEntries(
-                  [
-                    'name',
-                    'description',
-                    'version',
-                    'provider',
-                    'documentationUrl',
-                    'iconUrl',
-                    'securitySchemes',
-                    'securityRequirements',
-                    'defaultInputModes',
-                    'defaultOutputModes',
-                    'skills',
-                    'capabilities',
-                  ].map((k) => [k, {}]),
-                ),
-              },
-              maxAgeSeconds: { type: 'integer', minimum: 0 },
-              signatures: { enum: ['drop', 'resign'] },
-              signingKey: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['file', 'alg', 'kid'],
-                properties: {
-                  file: { type: 'string', minLength: 1 },
-                  alg: { type: 'string', minLength: 1 },
-                  kid: { type: 'string', minLength: 1 },
-                  jku: { type: 'string', pattern: '^https://' },
-                },
-              },
-              verifyJwksFile: { type: 'string', minLength: 1 },
-            },
-          },
-          timeoutMs: { type: 'integer', minimum: 1 },
-          streamIdleTimeoutMs: { type: 'integer', minimum: 1 },
-          sseKeepAliveMs: { type: 'integer', minimum: 0 },
-          maxSseEventBytes: { type: 'integer', minimum: 1 },
-          maxResponseBytes: { type: 'integer', minimum: 1 },
-          maxBodyBytes: { type: 'integer', minimum: 1 },
-          maxStringLength: { type: 'integer', minimum: 1 },
-          forwardHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },
-          passThrough: { type: 'boolean' },
-          versions: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['1.0', '0.3'] } },
-          cors: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['allowOrigins'],
-            properties: {
-              allowOrigins: {
-                type: 'array',
-                minItems: 1,
-                items: { type: 'string', pattern: '^(\\*|https?://[^/]+)$' },
-              },
-              allowCredentials: { type: 'boolean' },
-              allowHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },
-              exposeHeaders: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9-]+$' } },
-              maxAgeSeconds: { type: 'integer', minimum: 0 },
-            },
-          },
-          ssrfGuard: { type: 'boolean' },
-          rateLimit: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['requestsPerSecond'],
-            properties: {
-              requestsPerSecond: { type: 'number', exclusiveMinimum: 0 },
-              burst: { type: 'integer', minimum: 1 },
-              perCaller: { type: 'boolean' },
-            },
-          },
-          maxConcurrentStreams: { type: 'integer', minimum: 0 },
-          auth: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              apiKey: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['name', 'keys'],
-                properties: {
-                  in: { enum: ['header', 'query', 'cookie'] },
-                  name: { type: 'string', minLength: 1 },
-                  keys: {
-                    type: 'array',
-                    minItems: 1,
-                    items: {
-                      type: 'object',
-                      additionalProperties: false,
-                      required: ['id'],
-                      properties: {
-                        id: { type: 'string', minLength: 1 },
-                        key: { type: 'string', minLength: 8 },
-                        keyEnv: { type: 'string', minLength: 1 },
-                      },
-                    },
-                  },
-                },
-              },
-              jwt: {
-                type: 'object',
-                additionalProperties: false,
-                properties: {
-                  jwksUrl: { type: 'string', pattern: '^https?://' },
-                  jwksFile: { type: 'string', minLength: 1 },
-                  issuer: { type: 'string', minLength: 1 },
-                  audience: { type: 'string', minLength: 1 },
-                  clockSkewSeconds: { type: 'integer', minimum: 0 },
-                  algorithms: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
-                },
-              },
-              mtls: { type: 'boolean' },
-              advertise: { type: 'boolean' },
-            },
-          },
-        },
-      },
+      description: 'Routes, matched most specific first: host-bound, then longer path prefixes, then tenant-bound.',
+      items: ROUTE_SCHEMA,
     },
   },
 } as const;

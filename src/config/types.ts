@@ -203,7 +203,7 @@ export interface GatewayLimits {
   idleTimeoutMs: number;
 }
 
-/** nginx and Envoy defaults where they have one (README "Security" says which). */
+/** nginx and Envoy defaults where they have one (docs/security.md says which). */
 export const DEFAULT_LIMITS: GatewayLimits = {
   maxBatchItems: 100,
   batchConcurrency: 8,

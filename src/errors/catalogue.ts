@@ -181,7 +181,7 @@ export const ROW_BY_GRPC = {
   UNAUTHENTICATED: 'UNAUTHENTICATED',
 } as const satisfies Record<GrpcStatusName, ErrorName>;
 
-/** When each error is answered: the README's error table is generated from this. */
+/** When each error is answered: docs/errors.md's error table is generated from this. */
 export const WHEN = {
   TASK_NOT_FOUND:
     "the task does not exist or is not visible (from the agent; an upstream's bare HTTP 404 to a call that names a task)",
@@ -230,7 +230,7 @@ export const WHEN = {
   FAILED_PRECONDITION: 'passed on from an upstream that answered FAILED_PRECONDITION without an A2A reason',
 } as const satisfies Record<ErrorName, string>;
 
-/** The README's error table (Markdown), one row per catalogue entry. */
+/** docs/errors.md's error table (Markdown), one row per catalogue entry. */
 export function errorTableMarkdown(): string {
   const lines = [
     '| ErrorInfo reason | JSON-RPC | gRPC | HTTP | ErrorInfo domain | when |',

@@ -143,7 +143,7 @@ t.test(`REST: ${RUNS} cases`, async (tt) => {
         return (JSON.parse(text) as { error: { status: string } }).error.status === 'UNIMPLEMENTED';
       if (res.statusCode >= 500) return false;
       const json = JSON.parse(text) as { jsonrpc?: string; error?: { code: number; status: string } };
-      // A POST that is no REST operation is answered as JSON-RPC (README: "How a route is reached").
+      // A POST that is no REST operation is answered as JSON-RPC (docs/routing.md: "How a route is reached").
       if (r.verb === 'POST' && json.jsonrpc === '2.0') return typeof json.error?.code === 'number';
       const err = json.error;
       return (

@@ -94,9 +94,9 @@ t.test('0.3 schemas and http rules from the descriptor; where 0.3.14 REST differ
   tt.equal(md.split('\n').filter((l) => l.split(/(?<!\\)\|/).length !== 6).length, 0, 'four cells in every row');
 });
 
-t.test("the README's bridge table is v03MethodTableMarkdown()", async (tt) => {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+t.test("docs/bridge.md's method table is v03MethodTableMarkdown()", async (tt) => {
+  const readme = await readFile(new URL('../../docs/bridge.md', import.meta.url), 'utf8');
   const m = /<!-- v03-method-table:[^>]*-->\n([\s\S]*?)\n<!-- \/v03-method-table -->/.exec(readme);
-  tt.ok(m, 'the README marks the table');
-  tt.equal(m?.[1], v03MethodTableMarkdown(), 'the README table is what methods.ts produces');
+  tt.ok(m, 'docs/bridge.md marks the table');
+  tt.equal(m?.[1], v03MethodTableMarkdown(), 'the docs/bridge.md table is what methods.ts produces');
 });

@@ -186,7 +186,7 @@ export function resolveMethod(name: string): MethodName | undefined {
   return (BY_JSONRPC.get(name) ?? BY_GRPC.get(name))?.method;
 }
 
-/** The README's method table (Markdown): 0.3 names per binding beside the 1.0 method. */
+/** docs/bridge.md's method table (Markdown): 0.3 names per binding beside the 1.0 method. */
 export function v03MethodTableMarkdown(): string {
   // a `|` splits a GitHub table cell even inside a code span: the verbs are joined with `\|`
   const lines = [
