@@ -15,10 +15,10 @@ export interface RatioBar {
   ratio: number;
 }
 
-const TARGETS = { translated: 0.6, passThrough: 0.9 } as const;
+const TARGETS = { translated: 0.5, passThrough: 0.8 } as const;
 const GROUP_TITLES = {
-  translated: 'Unary calls, decoded and re-encoded (target ≥ 0.6× direct)',
-  passThrough: 'Same-binding pass-through, SendMessage (target ≥ 0.9× direct)',
+  translated: 'Unary calls, decoded and re-encoded (target ≥ 0.5× direct)',
+  passThrough: 'Same-binding pass-through, SendMessage (target ≥ 0.8× direct)',
 } as const;
 const NAMES: Record<string, string> = { JSONRPC: 'JSON-RPC', 'HTTP+JSON': 'REST', GRPC: 'gRPC' };
 const name = (b: string) => NAMES[b] ?? b;

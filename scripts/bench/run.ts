@@ -65,6 +65,8 @@ const config = {
 log('building the gateway (npm run build)…');
 execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
 let gw: GatewayProc = await startGatewayProc(config);
+await new Promise((r) => setTimeout(r, 500)); // let start-up garbage be collected before the idle reading
+const idleRss = memory(gw.pid).rss;
 const via = (b: Binding): Endpoint => ({
   http: `http://${gw.http}`,
   grpc: gw.grpc,
@@ -80,6 +82,7 @@ const report: Report = {
   notes: [],
   concurrency: CONCURRENCY,
   seconds: SECONDS,
+  idleRss,
 };
 
 log(`pairs: ${CONCURRENCY} concurrent, ${SECONDS} s per run after ${WARMUP} s warm-up; direct and gateway alternate`);
@@ -210,7 +213,7 @@ for (const mib of [1, 10]) {
   const start = memory(gw.pid).rss;
   for (const inbound of BINDINGS) {
     for (const upstream of BINDINGS) {
-      const r = await load(target(inbound, 'SendMessage', via(upstream), params('SendMessage', '', raw)), 2, 2);
+      const r = await load(target(inbound, 'SendMessage', via(upstream), params('SendMessage', '', raw)), 1, 2);
       report.payload.push({
         mib,
         inbound,
