@@ -9,18 +9,7 @@
 // server.*) and the A2A ones (a2a.*). The upstream gets the span as its parent.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
-import { OTLPTraceExporter as HttpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as HttpProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace-base';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { BasicTracerProvider, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TracingConfig } from '../config/types.js';
 import type { HeaderGetter } from '../http/request.js';
 
@@ -37,26 +26,43 @@ export interface CallSpan {
   tracestate: string | undefined;
 }
 
-function exporter(cfg: TracingConfig): SpanExporter {
+/** The configured protocol's exporter, loaded only then. */
+async function exporter(cfg: TracingConfig): Promise<SpanExporter> {
   const base = cfg.otlpEndpoint.replace(/\/+$/, '');
-  if (cfg.protocol === 'grpc') return new GrpcExporter({ url: base, headers: cfg.headers } as never);
+  if (cfg.protocol === 'grpc') {
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-grpc');
+    return new OTLPTraceExporter({ url: base, headers: cfg.headers } as never);
+  }
   const url = `${base}/v1/traces`;
-  return cfg.protocol === 'http/protobuf'
-    ? new HttpProtoExporter({ url, headers: cfg.headers })
-    : new HttpJsonExporter({ url, headers: cfg.headers });
+  const { OTLPTraceExporter } =
+    cfg.protocol === 'http/protobuf'
+      ? await import('@opentelemetry/exporter-trace-otlp-proto')
+      : await import('@opentelemetry/exporter-trace-otlp-http');
+  return new OTLPTraceExporter({ url, headers: cfg.headers });
 }
 
 export class Tracing {
   private readonly provider: BasicTracerProvider;
   private readonly tracer: Tracer;
 
-  constructor(cfg: TracingConfig) {
-    this.provider = new BasicTracerProvider({
+  private constructor(provider: BasicTracerProvider) {
+    this.provider = provider;
+    this.tracer = provider.getTracer('a2a-gateway');
+  }
+
+  /** The SDK is loaded only when tracing is configured (with an exporter, ~30 MiB of modules). */
+  static async create(cfg: TracingConfig): Promise<Tracing> {
+    const [sdk, { resourceFromAttributes }, { ATTR_SERVICE_NAME }] = await Promise.all([
+      import('@opentelemetry/sdk-trace-base'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/semantic-conventions'),
+    ]);
+    const provider = new sdk.BasicTracerProvider({
       resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: cfg.serviceName }),
-      sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(cfg.sampleRatio) }),
-      spanProcessors: [new BatchSpanProcessor(exporter(cfg), { scheduledDelayMillis: cfg.flushIntervalMs })],
+      sampler: new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(cfg.sampleRatio) }),
+      spanProcessors: [new sdk.BatchSpanProcessor(await exporter(cfg), { scheduledDelayMillis: cfg.flushIntervalMs })],
     });
-    this.tracer = this.provider.getTracer('a2a-gateway');
+    return new Tracing(provider);
   }
 
   /** A SERVER span for a call whose caller sent these headers (a root span when it sent no valid traceparent). */

@@ -115,7 +115,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     trustList(config.trustedProxies),
     log,
   );
-  const tracer = config.tracing ? new Tracing(config.tracing) : undefined;
+  const tracer = config.tracing ? await Tracing.create(config.tracing) : undefined;
   const pipeline = new Pipeline({ cards, log, metrics, tracer });
   const health = new Health(table, cards);
   void store.start(config.routes).then(() => health.update());
