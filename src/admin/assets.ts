@@ -188,6 +188,22 @@ export const CONSOLE_JS = String.raw`(function () {
   function pretty(v) {
     return typeof v === 'string' ? v : JSON.stringify(v, null, 2);
   }
+  function texts(parts) {
+    return (parts || [])
+      .map(function (p) {
+        return p.text || '';
+      })
+      .join('');
+  }
+  /** One line per answer: what kind of object, its state or its text. */
+  function summary(d) {
+    if (!d || typeof d !== 'object') return String(d);
+    if (d.task) return 'task ' + (d.task.status ? d.task.status.state : '');
+    if (d.statusUpdate) return 'statusUpdate ' + (d.statusUpdate.status ? d.statusUpdate.status.state : '');
+    if (d.artifactUpdate) return 'artifactUpdate "' + texts(d.artifactUpdate.artifact && d.artifactUpdate.artifact.parts) + '"';
+    if (d.message) return 'message "' + texts(d.message.parts) + '"';
+    return Object.keys(d)[0] || 'answer';
+  }
   function onTryEvent(type, e) {
     var status = document.getElementById('try-status');
     var events = document.getElementById('try-events');
@@ -202,6 +218,7 @@ export const CONSOLE_JS = String.raw`(function () {
       status.textContent = e.status;
     } else if (type === 'event') {
       var li = el('li', 'event');
+      li.appendChild(el('div', 'summary', summary(e.data)));
       li.appendChild(el('pre', '', pretty(e.data)));
       events.appendChild(li);
     } else if (type === 'error') {
@@ -344,6 +361,9 @@ form.try button:disabled { opacity: .6; }
 .status { font-size: 13px; font-weight: 400; color: var(--muted); margin-left: 8px; }
 ol.events { padding-left: 24px; }
 ol.events li { margin-bottom: 8px; }
+ol.events li .summary { font-weight: 600; margin-bottom: 2px; }
+ol.events li pre { max-height: 150px; margin: 0; }
+.try-output { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 24px; }
 ol.events li.error strong { color: var(--bad); }
 .config-meta { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; margin-bottom: 12px; }
 `;

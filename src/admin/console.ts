@@ -160,6 +160,9 @@ export function addConsole(app: FastifyInstance, d: ConsoleDeps): { close(): voi
 
   app.post('/admin/api/try', async (req, reply) => {
     if (crossOrigin(req)) return sendJson(reply, 403, { error: 'the console API answers its own pages only' });
+    // JSON only: a form or a simple request from another page cannot send it without a CORS preflight
+    if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? ''))
+      return sendJson(reply, 415, { error: 'send application/json' });
     const parsed = parseTry(req.body, d.config());
     if (typeof parsed === 'string') return sendJson(reply, 400, { error: parsed });
     const abort = new AbortController();

@@ -225,10 +225,16 @@ export function tryPage(routes: RouteView[]): string {
         The message goes through the gateway's public listener, as any caller's would. "message" gets a Message back
         from the demo agent, "stream" a streamed task.
       </p>
-      <h2>Request</h2>
-      <div id="try-request" class="shown"><p class="muted">Nothing sent yet.</p></div>
-      <h2>Answer <span id="try-status" class="status"></span></h2>
-      <ol id="try-events" class="events"></ol>`,
+      <div class="try-output">
+        <div>
+          <h2>Request</h2>
+          <div id="try-request" class="shown"><p class="muted">Nothing sent yet.</p></div>
+        </div>
+        <div>
+          <h2>Answer <span id="try-status" class="status"></span></h2>
+          <ol id="try-events" class="events"></ol>
+        </div>
+      </div>`,
   );
 }
 
