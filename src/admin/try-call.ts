@@ -145,7 +145,8 @@ async function* http(req: TryRequest, l: Listeners, c: TryClients, signal: Abort
   if (type.startsWith('text/event-stream')) {
     for await (const e of readSse(res.body, MAX_EVENT_BYTES)) {
       const data = JSON.parse(e.data) as JsonObject;
-      if (binding === 'JSONRPC' && data.error) yield { type: 'error', message: 'JSON-RPC error', data: data.error };
+      if (binding === 'JSONRPC' && data.error)
+        yield { type: 'error', message: `JSON-RPC error ${String((data.error as JsonObject).code)}`, data: data.error };
       else if (e.event === 'error' || data.error) yield { type: 'error', message: 'stream error', data };
       else yield { type: 'event', data: binding === 'JSONRPC' ? data.result : data };
     }
@@ -159,7 +160,11 @@ async function* http(req: TryRequest, l: Listeners, c: TryClients, signal: Abort
     data = text;
   }
   const err = (data as JsonObject | undefined)?.error;
-  if (res.statusCode >= 400 || err) yield { type: 'error', message: `HTTP ${res.statusCode}`, data: err ?? data };
+  if (binding === 'JSONRPC' && err) {
+    const e = err as JsonObject;
+    yield { type: 'error', message: `JSON-RPC error ${String(e.code)}: ${String(e.message)}`, data: err };
+  } else if (res.statusCode >= 400 || err)
+    yield { type: 'error', message: `HTTP ${res.statusCode}`, data: err ?? data };
   else yield { type: 'event', data: binding === 'JSONRPC' ? (data as JsonObject).result : data };
 }
 
