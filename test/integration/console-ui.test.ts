@@ -40,20 +40,20 @@ const gw = await startGateway(
   { trafficSampleMs: 1000 },
 );
 const admin = gw.adminUrl!;
-let browser: Browser | undefined;
 let doomedClosed = false;
+// a browser that cannot start fails the file at once (the servers go with the process)
+const browser: Browser = await launchChromium();
 t.teardown(async () => {
-  await browser?.close();
+  await browser.close();
   await gw.close();
   await agent.close();
   if (!doomedClosed) await doomed.close();
 });
 
-browser = await launchChromium();
 const violations: string[] = [];
 
 async function open(path: string): Promise<Page> {
-  const tab = await browser!.newPage();
+  const tab = await browser.newPage();
   tab.on('console', (m) => {
     if (/Content Security Policy|Refused to/.test(m.text())) violations.push(m.text());
   });
