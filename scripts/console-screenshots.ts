@@ -3,7 +3,8 @@
 // gateway in front of the demo echo agent — one route per upstream binding,
 // one with an API key, one whose agent is down — after half a minute of
 // mixed traffic (successes, streams and failures) so the charts have a shape.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,8 @@ import { pino } from 'pino';
 import { startEchoAgent } from '../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../src/server/gateway.js';
 import { launchChromium } from '../test/helpers/browser.js';
-import { gatewayConfig } from '../test/helpers/harness.js';
+import { stringify } from 'yaml';
+import { readConfig } from '../src/ops/config-watch.js';
 
 const OUT = fileURLToPath(new URL('../docs/images/', import.meta.url));
 const TRAFFIC_SECONDS = Number(process.env.TRAFFIC_SECONDS ?? 30);
@@ -28,9 +30,16 @@ async function closedPort(): Promise<number> {
 
 const agent = await startEchoAgent({ bindings: ['JSONRPC', 'HTTP+JSON', 'GRPC'], pushNotifications: true });
 const down = await closedPort();
-const gw = await startGateway(
-  gatewayConfig(
-    [
+// loaded from a file, as the CLI does, so the config page has a hash to show
+const dir = mkdtempSync(join(tmpdir(), 'console-screenshots-'));
+const file = join(dir, 'gateway.yaml');
+writeFileSync(
+  file,
+  stringify({
+    listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+    admin: { host: '127.0.0.1', port: 0 },
+    log: { level: 'silent' },
+    routes: [
       {
         name: 'echo-jsonrpc',
         match: { pathPrefix: '/echo' },
@@ -56,11 +65,12 @@ const gw = await startGateway(
         timeoutMs: 2000,
       },
     ],
-    { admin: { host: '127.0.0.1', port: 0 } },
-  ),
-  pino({ level: 'silent' }),
-  { trafficSampleMs: 1000 },
+  }),
 );
+const { config, hash } = readConfig(file);
+rmSync(dir, { recursive: true });
+const gw = await startGateway(config, pino({ level: 'silent' }), { trafficSampleMs: 1000 });
+gw.configState.applied(hash, 'start');
 const admin = gw.adminUrl!;
 
 async function tryIt(route: string, binding: string, stream: boolean, text: string, headers = {}): Promise<void> {
@@ -82,15 +92,20 @@ const calls: Array<() => Promise<void>> = [
   () => tryIt('echo-grpc', 'GRPC', false, 'hello'),
   () => tryIt('echo-grpc', 'JSONRPC', true, 'stream'),
 ];
-const until = Date.now() + TRAFFIC_SECONDS * 1000;
-for (let i = 0; Date.now() < until; i++) {
-  // a wave that rises and falls, failures now and then
-  const wave = 2 + Math.round(4 * (1 + Math.sin(i / 6)));
-  await Promise.all(Array.from({ length: wave }, (_, j) => calls[(i + j) % calls.length]!()));
-  if (i % 4 === 0) await tryIt('billing', 'JSONRPC', false, 'invoice');
-  if (i % 7 === 0) await tryIt('echo-rest', 'HTTP+JSON', false, 'no key');
-  await sleep(250);
+let traffic = true;
+async function drive(): Promise<void> {
+  for (let i = 0; traffic; i++) {
+    // a wave that rises and falls, failures now and then
+    const wave = 2 + Math.round(4 * (1 + Math.sin(i / 6)));
+    await Promise.all(Array.from({ length: wave }, (_, j) => calls[(i + j) % calls.length]!()));
+    if (i % 4 === 0) await tryIt('billing', 'JSONRPC', false, 'invoice');
+    if (i % 7 === 0) await tryIt('echo-rest', 'HTTP+JSON', false, 'no key');
+    await sleep(250);
+  }
 }
+// the traffic goes on while the pictures are taken, so the latest values are live ones
+const driving = drive();
+await sleep(TRAFFIC_SECONDS * 1000);
 
 mkdirSync(OUT, { recursive: true });
 const browser = await launchChromium();
@@ -112,6 +127,8 @@ await tab.screenshot({ path: join(OUT, 'console-try.png'), fullPage: false });
 await tab.goto(`${admin}/admin/config`);
 await tab.screenshot({ path: join(OUT, 'console-config.png'), fullPage: false });
 await browser.close();
+traffic = false;
+await driving;
 await gw.close();
 await agent.close();
 process.stdout.write(`screenshots in ${OUT}\n`);

@@ -365,5 +365,6 @@ ol.events li .summary { font-weight: 600; margin-bottom: 2px; }
 ol.events li pre { max-height: 150px; margin: 0; }
 .try-output { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 24px; }
 ol.events li.error strong { color: var(--bad); }
+#config-json { max-height: none; }
 .config-meta { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; margin-bottom: 12px; }
 `;
