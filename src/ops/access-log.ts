@@ -4,7 +4,8 @@
 // status or gRPC code), the outcome (OK or the catalogue error), duration,
 // bytes in and out, trace id, caller identity, stream events. The line is
 // written once the edge has answered (a setImmediate after the pipeline's
-// answer), so the status and bytes it wrote are in it.
+// answer), so the status and bytes it wrote are in it; a tap (the admin
+// console) reads the same line.
 import type { Logger } from 'pino';
 import type { Wire } from '../http/request.js';
 
@@ -29,9 +30,19 @@ export interface AccessLine {
   upstreamVersion?: string | null;
 }
 
+/** The line as written: with what the edge recorded of its answer. */
+export type AnsweredLine = AccessLine & { path?: string; status?: number; bytesOut?: number };
+
+/** Something that reads every written line too (the admin console's last errors and endpoint health). */
+export type LineTap = (line: AnsweredLine) => void;
+
 /** Writes the line when the edge has answered: with the path, status and bytes out it recorded. */
-export function logWhenAnswered(log: Logger, line: AccessLine, wire: Wire | undefined): void {
-  setImmediate(() =>
-    log.info(wire ? { ...line, path: wire.path, status: wire.status, bytesOut: wire.bytesOut } : line, 'call'),
-  );
+export function logWhenAnswered(log: Logger, line: AccessLine, wire: Wire | undefined, tap?: LineTap): void {
+  setImmediate(() => {
+    const answered: AnsweredLine = wire
+      ? { ...line, path: wire.path, status: wire.status, bytesOut: wire.bytesOut }
+      : line;
+    log.info(answered, 'call');
+    tap?.(answered);
+  });
 }

@@ -14,6 +14,7 @@ import { dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError, parseConfig } from '../config/load.js';
 import type { GatewayConfig } from '../config/types.js';
+import type { ConfigState } from './config-state.js';
 import type { Metrics } from './metrics.js';
 
 /** SHA-256 of the file's bytes, first 12 hex digits: enough to tell replicas' configs apart. */
@@ -40,6 +41,8 @@ export interface ConfigWatchOptions {
   apply: (config: GatewayConfig) => void;
   log: Logger;
   metrics?: Metrics;
+  /** The hash and last reload outcome, for the admin console. */
+  state?: ConfigState;
   /** Changes closer together than this are one reload (default 200 ms). */
   debounceMs?: number;
 }
@@ -54,6 +57,7 @@ export class ConfigWatch {
   constructor(private readonly o: ConfigWatchOptions) {
     this.lastSeen = o.hash;
     o.metrics?.configApplied(o.hash);
+    o.state?.applied(o.hash, 'start');
   }
 
   /** Starts watching; without this only `reload()` (SIGHUP) reloads. */
@@ -126,7 +130,7 @@ export class ConfigWatch {
     } catch (e) {
       if (!force && this.lastSeen === 'unreadable') return false;
       this.lastSeen = 'unreadable';
-      return this.reject([`${this.o.path}: cannot read: ${(e as Error).message}`], undefined);
+      return this.reject([`${this.o.path}: cannot read: ${(e as Error).message}`], undefined, force);
     }
     const hash = configHash(bytes);
     if (!force && hash === this.lastSeen) return false;
@@ -136,16 +140,18 @@ export class ConfigWatch {
       config = parseConfig(bytes.toString('utf8'), this.o.path, dirname(resolve(this.o.path)));
       this.o.apply(config);
     } catch (e) {
-      return this.reject(e instanceof ConfigError ? e.problems : [(e as Error).message], hash);
+      return this.reject(e instanceof ConfigError ? e.problems : [(e as Error).message], hash, force);
     }
     this.o.metrics?.configReload('success');
     this.o.metrics?.configApplied(hash);
+    this.o.state?.applied(hash, force ? 'SIGHUP' : 'file change');
     this.o.log.info({ hash, trigger: force ? 'SIGHUP' : 'file change' }, 'configuration file applied');
     return true;
   }
 
-  private reject(problems: string[], hash: string | undefined): false {
+  private reject(problems: string[], hash: string | undefined, force: boolean): false {
     this.o.metrics?.configReload('rejected');
+    this.o.state?.rejected(problems, hash, force ? 'SIGHUP' : 'file change');
     this.o.log.error(
       { problems, hash },
       'configuration NOT reloaded: the file is invalid; the previous configuration stays in force',

@@ -39,7 +39,13 @@ export function installLifecycle(
   dest?: LogDestination,
 ): void {
   const watcher = configFile
-    ? new ConfigWatch({ ...configFile, apply: (c) => gateway.reload(c), log, metrics: gateway.metrics }).start()
+    ? new ConfigWatch({
+        ...configFile,
+        apply: (c) => gateway.reload(c),
+        log,
+        metrics: gateway.metrics,
+        state: gateway.configState,
+      }).start()
     : undefined;
   const stop = (signal: string): void => {
     log.info({ signal }, 'shutting down');

@@ -19,7 +19,7 @@ import type { RouteConfig } from '../config/types.js';
 import { Limits } from '../core/limits.js';
 import type { A2AError } from '../errors/a2a-error.js';
 import type { RequestView, Wire } from '../http/request.js';
-import { logWhenAnswered, type AccessLine } from '../ops/access-log.js';
+import { logWhenAnswered, type AccessLine, type LineTap } from '../ops/access-log.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Tracing } from '../ops/tracing.js';
 import type { Answer, Call } from './call.js';
@@ -38,6 +38,8 @@ export interface PipelineDeps {
   log: Logger;
   metrics: Metrics;
   tracer: Tracing | undefined;
+  /** Reads every access log line as it is written (the admin console). */
+  tap?: LineTap;
 }
 
 /** The stage names in order (docs and the architecture diagram use these). */
@@ -164,6 +166,6 @@ export class Pipeline {
       bytesIn: info.size ?? 0,
       ...(err.internal !== undefined ? { errorDetail: err.internal } : {}),
     };
-    logWhenAnswered(this.deps.log, line, info.wire);
+    logWhenAnswered(this.deps.log, line, info.wire, this.deps.tap);
   }
 }

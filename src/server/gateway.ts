@@ -24,6 +24,11 @@ import { CardService } from '../card/card-service.js';
 import { CardStore } from '../card/card-store.js';
 import { trustList } from '../card/public-address.js';
 import { limitsOf, type GatewayConfig } from '../config/types.js';
+import { addConsole, loopbackHost } from '../admin/console.js';
+import { EndpointHealth } from '../admin/endpoint-health.js';
+import { RecentErrors } from '../admin/recent-errors.js';
+import { TrafficSampler } from '../admin/traffic.js';
+import { ConfigState } from '../ops/config-state.js';
 import { Health } from '../ops/health.js';
 import { Metrics } from '../ops/metrics.js';
 import { Tracing } from '../ops/tracing.js';
@@ -59,6 +64,8 @@ export interface RunningGateway {
   /** The admin listener's URL when one is configured. */
   adminUrl: string | undefined;
   metrics: Metrics;
+  /** The config file's hash and last reload outcome (the CLI's config watcher records them; the console shows them). */
+  configState: ConfigState;
   /** Validated config in: new calls take the new routes; calls in flight finish on the old. */
   reload(config: GatewayConfig): void;
   /** Stop accepting, let unary calls finish, end streams after `graceMs`, then close. */
@@ -94,7 +101,16 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
   return typeof address === 'object' && address ? address.port : port;
 }
 
-export async function startGateway(config: GatewayConfig, logger?: Logger): Promise<RunningGateway> {
+export interface GatewayOptions {
+  /** How often the admin console samples the metrics for its traffic charts (default 5 s). */
+  trafficSampleMs?: number;
+}
+
+export async function startGateway(
+  config: GatewayConfig,
+  logger?: Logger,
+  options: GatewayOptions = {},
+): Promise<RunningGateway> {
   const log = logger ?? pino({ level: config.logLevel, redact: REDACT_PATHS });
   const certificates = config.tls ? new ListenerCertificates(config.tls, log) : undefined;
   const table = new RouteTable(config, (c) => new UpstreamRegistry(UPSTREAM_CLIENTS, limitsOf(c)));
@@ -116,7 +132,18 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     log,
   );
   const tracer = config.tracing ? await Tracing.create(config.tracing) : undefined;
-  const pipeline = new Pipeline({ cards, log, metrics, tracer });
+  // the admin console's last errors and endpoint health read the access log's lines
+  const recentErrors = new RecentErrors();
+  const endpoints = new EndpointHealth((r) => store.status(r), config.routes);
+  const tap = config.admin
+    ? (line: Parameters<RecentErrors['record']>[0]) => {
+        recentErrors.record(line);
+        endpoints.record(line);
+      }
+    : undefined;
+  const pipeline = new Pipeline({ cards, log, metrics, tracer, tap });
+  const configState = new ConfigState();
+
   const health = new Health(table, cards);
   void store.start(config.routes).then(() => health.update());
 
@@ -149,6 +176,23 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     : undefined;
   // /metrics only on an admin listener: never on the public port.
   addAdminRoutes(admin ?? app, health, admin ? metrics : undefined, log);
+  let adminConsole: { close(): void } | undefined;
+  if (admin) {
+    const tls = certificates !== undefined;
+    adminConsole = addConsole(admin, {
+      config: () => table.config,
+      cards,
+      endpoints,
+      errors: recentErrors,
+      traffic: new TrafficSampler(metrics.registry, options.trafficSampleMs),
+      configState,
+      listeners: () => ({
+        httpUrl: `${tls ? 'https' : 'http'}://${hostPort(loopbackHost(config.host), ports.http)}`,
+        grpcAddress: hostPort(loopbackHost(config.host), ports.grpc),
+        tls,
+      }),
+    });
+  }
   ports.http = await listen(app, config.host, config.httpPort);
   const adminPort = admin && config.admin ? await listen(admin, config.admin.host, config.admin.port) : undefined;
   ports.admin = adminPort;
@@ -167,6 +211,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const close = (): Promise<void> => {
     closed ??= (async () => {
       health.stop();
+      adminConsole?.close();
       pipeline.endStreams();
       connections.closeAll();
       await app.close();
@@ -186,6 +231,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     grpcAddress: hostPort(config.host, ports.grpc),
     adminUrl: adminPort !== undefined && config.admin ? `http://${hostPort(config.admin.host, adminPort)}` : undefined,
     metrics,
+    configState,
     reload(next: GatewayConfig) {
       // Certificates are re-read on every reload (renewed files keep their paths); turning TLS on or off needs a restart.
       if (certificates && next.tls) certificates.reload(next.tls);
@@ -193,6 +239,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
         log.warn('listen.tls was added or removed: that takes a restart; the listeners keep their current mode');
       table.swap(next);
       store.retain(next.routes);
+      endpoints.retain(next.routes);
       cards.reset();
       void store.start(next.routes).then(() => health.update());
       void health.update();

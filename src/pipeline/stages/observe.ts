@@ -16,7 +16,7 @@ import { A2AError, asA2AError, nameFromHttp } from '../../errors/a2a-error.js';
 import { GRPC_CODES } from '../../errors/catalogue.js';
 import type { Metrics } from '../../ops/metrics.js';
 import type { CallSpan, Tracing } from '../../ops/tracing.js';
-import { logWhenAnswered, type AccessLine } from '../../ops/access-log.js';
+import { logWhenAnswered, type AccessLine, type LineTap } from '../../ops/access-log.js';
 import type { Answer, Call } from '../call.js';
 import { runEndHooks, type Handler } from '../stage.js';
 
@@ -26,6 +26,7 @@ export interface ObserveDeps {
   tracer: Tracing | undefined;
   /** Aborted when a drain's grace period ends. */
   shutdown: AbortSignal;
+  tap?: LineTap | undefined;
 }
 
 /** Marks a stream the edge stopped pulling (the caller went away, or the edge ended it). */
@@ -85,7 +86,7 @@ function spanAttributes(call: Call): Record<string, string> {
 }
 
 export function observe(deps: ObserveDeps, next: Handler): Handler {
-  const { log, metrics, tracer, shutdown } = deps;
+  const { log, metrics, tracer, shutdown, tap } = deps;
 
   /** The error as the caller gets it: mapped for cancellation and drain, secrets redacted. */
   function failure(call: Call, e: unknown): A2AError {
@@ -144,7 +145,7 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
     if (call.route?.passThrough && call.upstream?.binding === call.inbound && call.upstream.version === call.dialect) {
       line.passThrough = true;
     }
-    logWhenAnswered(log, extra ? { ...line, ...extra } : line, call.wire);
+    logWhenAnswered(log, extra ? { ...line, ...extra } : line, call.wire, tap);
     if (span && tracer) {
       const attrs: Record<string, string | number> = {
         'a2a.route': route,

@@ -1,0 +1,89 @@
+// The active configuration as the admin console shows it: the typed form
+// (defaults filled in) with every secret masked — API keys, the credential a
+// route sets towards its agent, the tracing exporter's headers, passwords in
+// URLs — and then any remaining occurrence of those values anywhere in the
+// text (a key pasted into a URL's query) replaced as well (core/secrets.ts).
+import type { GatewayConfig, RouteConfig } from '../config/types.js';
+import { REDACTED, redactText } from '../core/secrets.js';
+
+/** A URL with its userinfo password masked (a URL that does not parse is returned as is). */
+export function maskUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = 'REDACTED';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** Every secret value the configuration holds. */
+function secretsIn(config: GatewayConfig): string[] {
+  const out: string[] = [];
+  for (const r of config.routes) {
+    for (const k of r.auth?.apiKey?.keys ?? []) out.push(k.key);
+    const c = r.upstream.credentials;
+    if (c.mode === 'set') out.push(c.value, c.value.replace(/^\S+\s+/, ''));
+    for (const url of [r.upstream.url, r.card.url, r.auth?.jwt?.jwksUrl]) {
+      if (!url) continue;
+      try {
+        const p = new URL(url).password;
+        if (p) out.push(p, decodeURIComponent(p));
+      } catch {
+        // not a URL (a gRPC host:port)
+      }
+    }
+  }
+  for (const v of Object.values(config.tracing?.headers ?? {})) out.push(v);
+  // short values would mask ordinary words; the longest first so no part of one is left
+  return [...new Set(out.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
+}
+
+function maskRoute(r: RouteConfig): RouteConfig {
+  const c = r.upstream.credentials;
+  return {
+    ...r,
+    upstream: {
+      ...r.upstream,
+      url: maskUrl(r.upstream.url),
+      credentials: c.mode === 'set' ? { ...c, value: REDACTED } : c,
+    },
+    card: { ...r.card, url: r.card.url === undefined ? undefined : maskUrl(r.card.url) },
+    auth: r.auth && {
+      ...r.auth,
+      apiKey: r.auth.apiKey && { ...r.auth.apiKey, keys: r.auth.apiKey.keys.map((k) => ({ id: k.id, key: REDACTED })) },
+      jwt: r.auth.jwt && { ...r.auth.jwt, jwksUrl: r.auth.jwt.jwksUrl && maskUrl(r.auth.jwt.jwksUrl) },
+    },
+  };
+}
+
+/** The configuration as JSON with no secret in it. */
+export function maskedConfig(config: GatewayConfig): unknown {
+  const masked: GatewayConfig = {
+    ...config,
+    tracing: config.tracing && {
+      ...config.tracing,
+      otlpEndpoint: maskUrl(config.tracing.otlpEndpoint),
+      headers: Object.fromEntries(Object.keys(config.tracing.headers).map((k) => [k, REDACTED])),
+    },
+    routes: config.routes.map(maskRoute),
+  };
+  return scrubStrings(JSON.parse(JSON.stringify(masked)) as unknown, secretsIn(config));
+}
+
+/** Every string in a JSON value (keys included) with the secrets replaced. */
+function scrubStrings(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === 'string') return redactText(value, secrets);
+  if (Array.isArray(value)) return value.map((v) => scrubStrings(v, secrets));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [redactText(k, secrets), scrubStrings(v, secrets)]),
+    );
+  return value;
+}
+
+/** Any configured secret in `text` replaced (for text the console shows that came from elsewhere). */
+export function withoutSecrets(text: string, config: GatewayConfig): string {
+  return redactText(text, secretsIn(config));
+}

@@ -1,0 +1,193 @@
+// The admin console (issue 16), on the admin listener only (same address and
+// access rules as /metrics; never on the public port): the pages under
+// /admin/, their script and stylesheet, and the JSON API behind them, which
+// scripts can use too — GET /admin/api/routes, /traffic, /errors, /config and
+// POST /admin/api/try (Server-Sent Events). Every answer carries a strict
+// Content-Security-Policy; the try-it endpoint takes JSON only and refuses
+// another origin, so a page elsewhere cannot make the gateway send calls.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CardService } from '../card/card-service.js';
+import { BINDINGS, type Binding, type GatewayConfig } from '../config/types.js';
+import type { ConfigState } from '../ops/config-state.js';
+import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { maskedConfig, withoutSecrets } from './config-view.js';
+import type { EndpointHealth } from './endpoint-health.js';
+import { CONSOLE_CSP } from './html.js';
+import { configPage, routesPage, trafficPage, tryPage } from './pages.js';
+import type { RecentErrors } from './recent-errors.js';
+import { callerBindings, routeView } from './route-view.js';
+import type { TrafficSampler } from './traffic.js';
+import { TryClients, tryCall, type Listeners } from './try-call.js';
+
+export interface ConsoleDeps {
+  config: () => GatewayConfig;
+  cards: CardService;
+  endpoints: EndpointHealth;
+  errors: RecentErrors;
+  traffic: TrafficSampler;
+  configState: ConfigState;
+  listeners: () => Listeners;
+}
+
+const MAX_HEADERS = 16;
+
+function secure(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('content-security-policy', CONSOLE_CSP)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-frame-options', 'DENY')
+    .header('cache-control', 'no-store');
+}
+
+function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  return secure(reply)
+    .code(status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify(body));
+}
+
+/** The try-it request's body, checked; a string says what is wrong. */
+function parseTry(
+  body: unknown,
+  config: GatewayConfig,
+):
+  | {
+      route: GatewayConfig['routes'][number];
+      binding: Binding;
+      stream: boolean;
+      text: string;
+      headers: Record<string, string>;
+    }
+  | string {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return 'expected a JSON object';
+  const b = body as Record<string, unknown>;
+  const route = config.routes.find((r) => r.name === b.route);
+  if (!route) return `no route named ${JSON.stringify(b.route)}`;
+  if (typeof b.binding !== 'string' || !BINDINGS.includes(b.binding as Binding))
+    return `binding must be one of ${BINDINGS.join(', ')}`;
+  const binding = b.binding as Binding;
+  if (!callerBindings(route).includes(binding)) return `route ${route.name} does not serve ${binding} callers`;
+  if (b.stream !== undefined && typeof b.stream !== 'boolean') return 'stream must be true or false';
+  if (typeof b.text !== 'string' || b.text.length === 0 || b.text.length > 4096)
+    return 'text must be 1 to 4096 characters';
+  const headers: Record<string, string> = {};
+  if (b.headers !== undefined) {
+    if (!b.headers || typeof b.headers !== 'object' || Array.isArray(b.headers)) return 'headers must be an object';
+    const entries = Object.entries(b.headers);
+    if (entries.length > MAX_HEADERS) return `at most ${MAX_HEADERS} headers`;
+    for (const [k, v] of entries) {
+      const name = k.toLowerCase();
+      if (
+        !/^[a-z0-9-]{1,64}$/.test(name) ||
+        ['host', 'content-type', 'content-length', 'connection', 'transfer-encoding', 'te'].includes(name)
+      )
+        return `header ${JSON.stringify(k)} cannot be set`;
+      if (typeof v !== 'string' || v.length > 4096 || /[\r\n\0]/.test(v))
+        return `header ${JSON.stringify(k)}: bad value`;
+      headers[name] = v;
+    }
+  }
+  return { route, binding, stream: b.stream === true, text: b.text, headers };
+}
+
+/** A request from a page of another origin (a browser says so in Origin). */
+function crossOrigin(req: FastifyRequest): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== req.headers.host;
+  } catch {
+    return true;
+  }
+}
+
+/** Mounts the console on the admin listener and starts sampling traffic; `close` stops both. */
+export function addConsole(app: FastifyInstance, d: ConsoleDeps): { close(): void } {
+  const clients = new TryClients();
+  d.traffic.start();
+  const listenerHost = (): string => new URL(d.listeners().httpUrl).host;
+  const views = () => Promise.all(d.config().routes.map((r) => routeView(r, d.cards, d.endpoints, listenerHost())));
+  const page = (reply: FastifyReply, body: string) =>
+    secure(reply).header('content-type', 'text/html; charset=utf-8').send(body);
+  const asset = (type: string, text: string) => (_req: FastifyRequest, reply: FastifyReply) =>
+    secure(reply).header('content-type', type).header('cache-control', 'no-cache').send(text);
+
+  app.get('/admin', (_req, reply) => secure(reply).redirect('/admin/routes'));
+  app.get('/admin/', (_req, reply) => secure(reply).redirect('/admin/routes'));
+  app.get('/admin/assets/console.js', asset('text/javascript; charset=utf-8', CONSOLE_JS));
+  app.get('/admin/assets/console.css', asset('text/css; charset=utf-8', CONSOLE_CSS));
+  app.get('/admin/routes', async (_req, reply) => page(reply, routesPage(await views())));
+  app.get('/admin/traffic', async (_req, reply) =>
+    page(reply, trafficPage(d.errors.list(), d.traffic.intervalMs / 1000)),
+  );
+  app.get('/admin/try', async (_req, reply) => page(reply, tryPage(await views())));
+  app.get('/admin/config', async (_req, reply) => {
+    const config = d.config();
+    return page(
+      reply,
+      configPage(
+        d.configState.status((t) => withoutSecrets(t, config)),
+        config.source,
+        maskedConfig(config),
+      ),
+    );
+  });
+
+  app.get('/admin/api/routes', async (_req, reply) => sendJson(reply, 200, { routes: await views() }));
+  app.get('/admin/api/errors', async (_req, reply) => sendJson(reply, 200, { errors: d.errors.list() }));
+  app.get('/admin/api/traffic', async (_req, reply) => {
+    const view = await d.traffic.view();
+    // every configured route is listed, with or without traffic; calls that matched none are "-"
+    const seen = new Set(view.routes.map((r) => r.key));
+    for (const r of d.config().routes)
+      if (!seen.has(r.name))
+        view.routes.push({ key: r.name, totals: { calls: 0, errors: 0, meanLatencyMs: null }, points: [] });
+    view.routes.sort((a, b) => a.key.localeCompare(b.key));
+    return sendJson(reply, 200, view);
+  });
+  app.get('/admin/api/config', async (_req, reply) => {
+    const config = d.config();
+    const state = d.configState.status((t) => withoutSecrets(t, config));
+    return sendJson(reply, 200, {
+      source: config.source,
+      hash: state.hash ?? null,
+      loadedAt: state.loadedAt,
+      lastReload: state.lastReload ?? null,
+      config: maskedConfig(config),
+    });
+  });
+
+  app.post('/admin/api/try', async (req, reply) => {
+    if (crossOrigin(req)) return sendJson(reply, 403, { error: 'the console API answers its own pages only' });
+    // JSON only: a form or a simple request from another page cannot send it without a CORS preflight
+    if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? ''))
+      return sendJson(reply, 415, { error: 'send application/json' });
+    const parsed = parseTry(req.body, d.config());
+    if (typeof parsed === 'string') return sendJson(reply, 400, { error: parsed });
+    const abort = new AbortController();
+    reply.raw.on('close', () => abort.abort());
+    secure(reply).hijack();
+    reply.raw.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'x-accel-buffering': 'no',
+    });
+    for await (const e of tryCall(parsed, d.listeners(), clients, abort.signal)) {
+      if (abort.signal.aborted) break;
+      reply.raw.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+    }
+    reply.raw.end();
+  });
+  return {
+    close() {
+      d.traffic.stop();
+      clients.close();
+    },
+  };
+}
+
+/** The listener's host as a local caller reaches it (an unspecified address is reached on loopback). */
+export function loopbackHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+}

@@ -1,0 +1,75 @@
+// Each route's upstream endpoints and their health, as the admin console
+// shows them. Today a route has one endpoint (route.upstream.url), judged
+// from what the gateway already knows: the card store's status (a card that
+// cannot be loaded makes the route unready) and the outcome of the last
+// calls that reached the upstream stage (a connection refused or dropped,
+// UPSTREAM_UNAVAILABLE, makes it unhealthy; any answer from the agent makes
+// it healthy again). This module is the one seam to swap for active health
+// checks of several endpoints per route (issue 14).
+import type { RouteConfig } from '../config/types.js';
+import type { AnsweredLine } from '../ops/access-log.js';
+import { maskUrl } from './config-view.js';
+
+export type Health = 'healthy' | 'unhealthy' | 'unknown';
+
+export interface EndpointStatus {
+  url: string;
+  health: Health;
+  /** Why, in words (the last failure, or what the judgement rests on). */
+  reason: string;
+  /** When the endpoint was last seen answering or failing (ISO 8601). */
+  lastSeen: string | undefined;
+}
+
+/** What health rests on besides calls: the card store's view of the route. */
+export type CardStatus = (route: RouteConfig) => { ready: boolean; reason?: string };
+
+interface Observed {
+  ok: boolean;
+  reason: string;
+  at: string;
+}
+
+/** Outcomes that say nothing about whether the agent can be reached. */
+const NOT_ABOUT_THE_AGENT = new Set(['CANCELLED', 'SHUTTING_DOWN', 'UPSTREAM_OVERLOADED', 'UPSTREAM_TIMEOUT']);
+
+export class EndpointHealth {
+  private readonly observed = new Map<string, Observed>();
+  /** Each route's endpoint URL, to forget what was seen of a URL a reload replaced. */
+  private urls: Map<string, string>;
+
+  constructor(
+    private readonly cardStatus: CardStatus,
+    routes: readonly RouteConfig[],
+  ) {
+    this.urls = new Map(routes.map((r) => [r.name, r.upstream.url]));
+  }
+
+  /** A call's log line: its outcome, when it reached an upstream. */
+  record(line: AnsweredLine): void {
+    if (!line.route || !line.upstream || NOT_ABOUT_THE_AGENT.has(line.outcome)) return;
+    const at = new Date().toISOString();
+    const ok = line.outcome !== 'UPSTREAM_UNAVAILABLE';
+    const reason = ok ? `last call answered (${line.outcome})` : `last call failed: ${line.error ?? line.outcome}`;
+    this.observed.set(line.route, { ok, reason, at });
+  }
+
+  /** The route's endpoints with their health. */
+  endpoints(route: RouteConfig): EndpointStatus[] {
+    const url = maskUrl(route.upstream.url);
+    const seen = this.observed.get(route.name);
+    const card = this.cardStatus(route);
+    if (seen && !seen.ok) return [{ url, health: 'unhealthy', reason: seen.reason, lastSeen: seen.at }];
+    if (!card.ready)
+      return [{ url, health: 'unhealthy', reason: card.reason ?? 'agent card not loaded', lastSeen: seen?.at }];
+    if (seen) return [{ url, health: 'healthy', reason: seen.reason, lastSeen: seen.at }];
+    return [{ url, health: 'unknown', reason: 'no call yet', lastSeen: undefined }];
+  }
+
+  /** After a reload: what was seen of routes that are gone, or now call another URL, is forgotten. */
+  retain(routes: readonly RouteConfig[]): void {
+    const next = new Map(routes.map((r) => [r.name, r.upstream.url]));
+    for (const name of this.observed.keys()) if (next.get(name) !== this.urls.get(name)) this.observed.delete(name);
+    this.urls = next;
+  }
+}
