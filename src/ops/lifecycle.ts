@@ -1,6 +1,6 @@
 // Process lifecycle for the CLI: SIGTERM/SIGINT drain the gateway (stop
 // accepting, finish unary calls, end streams after the grace period) and exit
-// 0; SIGHUP or a change of the config file (config-watch.ts: atomic replaces
+// 0 (a repeated SIGTERM is ignored, a second SIGINT exits at once); SIGHUP or a change of the config file (config-watch.ts: atomic replaces
 // and Kubernetes ConfigMap swaps included) reloads it — a valid file swaps the
 // routes, an invalid one is logged with every problem and the old config stays.
 import type { Logger } from 'pino';
@@ -47,7 +47,15 @@ export function installLifecycle(
         state: gateway.configState,
       }).start()
     : undefined;
+  let stopping = false;
   const stop = (signal: string): void => {
+    // A repeated SIGTERM (a process group signalled while its parent, npm or an init, forwards the same signal)
+    // must not kill the drain half-way: it is ignored. A second SIGINT (Ctrl-C twice) exits at once.
+    if (stopping) {
+      if (signal === 'SIGINT') flushThenExit(log, 130, dest);
+      return;
+    }
+    stopping = true;
     log.info({ signal }, 'shutting down');
     watcher?.close();
     gateway.drain(graceMs).then(
@@ -58,7 +66,7 @@ export function installLifecycle(
       },
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   if (watcher) process.on('SIGHUP', () => watcher.reload());
 }

@@ -259,6 +259,8 @@ t.test('drain on SIGTERM: unary calls finish, streams end with an error event, e
   await slowGotCall;
   p.child.kill('SIGTERM');
   await p.logLine((l) => String(l.msg).startsWith('draining'));
+  // a repeated SIGTERM (npm or an init forwarding the group's signal) must not cut the drain
+  p.child.kill('SIGTERM');
   releaseSlow();
   const [u, s, code] = await Promise.all([unary, stream, p.exited]);
   tt.equal(u.ok, true, 'the unary call in flight finished');
@@ -271,6 +273,7 @@ t.test('drain on SIGTERM: unary calls finish, streams end with an error event, e
   tt.same([s.error?.afterEvents, s.error?.code], [true, 'UNAVAILABLE'], 'then a final error event');
   tt.match(s.error?.message, 'shutting down');
   tt.equal(code, 0, 'exit 0');
+  tt.equal(p.logs.filter((l) => l.msg === 'shutting down').length, 1, 'the second SIGTERM was ignored');
   await tt.rejects(request(`http://${p.http}/healthz`), 'no longer accepting');
 });
 
