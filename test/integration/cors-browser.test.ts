@@ -7,10 +7,11 @@
 import { createServer } from 'node:http';
 import t from 'tap';
 import { pino } from 'pino';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { request } from 'undici';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
+import { launchChromium } from '../helpers/browser.js';
 import { gatewayConfig } from '../helpers/harness.js';
 
 const page = createServer((_req, res) =>
@@ -68,25 +69,7 @@ t.test('the preflight on the wire', async (tt) => {
 });
 
 t.test('a page on another origin calls SendMessage and a stream with fetch', async (tt) => {
-  browser = await chromium
-    .launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
-    .catch((e: unknown) => {
-      throw new Error(
-        `Debian's chromium is needed at /usr/bin/chromium (apt-get install chromium; .ci/run does): ${String(e)}`,
-      );
-    });
+  browser = await launchChromium();
   const tab = await browser.newPage();
   await tab.goto(pageOrigin);
   const out = await tab.evaluate(async (gw: string) => {
