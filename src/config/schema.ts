@@ -68,6 +68,24 @@ export const CONFIG_SCHEMA = {
         idleTimeoutMs: { type: 'integer', minimum: 1 },
       },
     },
+    state: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['redis'],
+      properties: {
+        redis: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url'],
+          properties: {
+            url: { type: 'string', pattern: '^rediss?://' },
+            keyPrefix: { type: 'string', minLength: 1 },
+            rateLimitFailure: { enum: ['open', 'closed'] },
+            commandTimeoutMs: { type: 'integer', minimum: 1 },
+          },
+        },
+      },
+    },
     log: {
       type: 'object',
       additionalProperties: false,
@@ -95,9 +113,58 @@ export const CONFIG_SCHEMA = {
           upstream: {
             type: 'object',
             additionalProperties: false,
-            required: ['url'],
             properties: {
               url: { type: 'string', minLength: 1 },
+              endpoints: {
+                type: 'array',
+                minItems: 1,
+                items: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['url'],
+                  properties: {
+                    url: { type: 'string', minLength: 1 },
+                    weight: { type: 'integer', minimum: 1, maximum: 1000 },
+                    name: { type: 'string', pattern: '^[A-Za-z0-9._-]+$' },
+                  },
+                },
+              },
+              sharedTaskStore: { type: 'boolean' },
+              loadBalancing: { enum: ['least-request', 'round-robin'] },
+              healthCheck: {
+                oneOf: [
+                  { const: false },
+                  {
+                    type: 'object',
+                    additionalProperties: false,
+                    properties: {
+                      intervalMs: { type: 'integer', minimum: 100 },
+                      timeoutMs: { type: 'integer', minimum: 1 },
+                      unhealthyThreshold: { type: 'integer', minimum: 1 },
+                      healthyThreshold: { type: 'integer', minimum: 1 },
+                    },
+                  },
+                ],
+              },
+              outlierDetection: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  consecutiveFailures: { type: 'integer', minimum: 1 },
+                  baseEjectionMs: { type: 'integer', minimum: 1 },
+                  maxEjectionMs: { type: 'integer', minimum: 1 },
+                  maxEjectionPercent: { type: 'integer', minimum: 0, maximum: 100 },
+                },
+              },
+              circuitBreaker: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  maxConnections: { type: 'integer', minimum: 1 },
+                  maxPending: { type: 'integer', minimum: 0 },
+                },
+              },
+              affinityTtlSeconds: { type: 'integer', minimum: 1 },
               binding: { enum: ['JSONRPC', 'HTTP+JSON', 'GRPC', 'auto'] },
               version: { enum: ['1.0', '0.3'] },
               allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 } },

@@ -3,9 +3,10 @@
 // pipeline, the
 // HTTP listener (JSON-RPC, REST, cards), the gRPC listener (A2AService,
 // grpc.health.v1, reflection), the operations endpoints (on the public port or
-// a separate admin listener), and the two lifecycle operations: reload (swap
-// the routes atomically) and drain (stop accepting, finish unary calls, end
-// streams after the grace period).
+// a separate admin listener), the routes' endpoints with their health checks
+// and the state shared with other replicas (Redis, when configured), and the
+// two lifecycle operations: reload (swap the routes atomically) and drain
+// (stop accepting, finish unary calls, end streams after the grace period).
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
@@ -24,6 +25,11 @@ import { CardStore } from '../card/card-store.js';
 import { trustList } from '../card/public-address.js';
 import { limitsOf, type GatewayConfig } from '../config/types.js';
 import { Health } from '../ops/health.js';
+import { EndpointMetrics } from '../ops/endpoint-metrics.js';
+import { SharedState } from '../state/redis.js';
+import { Affinity } from '../upstream/affinity.js';
+import { Endpoints, type EndpointReport } from '../upstream/endpoints.js';
+import { HealthChecker } from '../upstream/health-check.js';
 import { Metrics } from '../ops/metrics.js';
 import { Tracing } from '../ops/tracing.js';
 import { Pipeline } from '../pipeline/pipeline.js';
@@ -58,6 +64,8 @@ export interface RunningGateway {
   /** The admin listener's URL when one is configured. */
   adminUrl: string | undefined;
   metrics: Metrics;
+  /** Read-only: each route with several endpoints, and their status (for readiness and an admin console). */
+  endpointStates(): Array<{ route: string; endpoints: EndpointReport[] }>;
   /** Validated config in: new calls take the new routes; calls in flight finish on the old. */
   reload(config: GatewayConfig): void;
   /** Stop accepting, let unary calls finish, end streams after `graceMs`, then close. */
@@ -99,7 +107,13 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const table = new RouteTable(config, (c) => new UpstreamRegistry(UPSTREAM_CLIENTS, limitsOf(c)));
   const metrics = new Metrics();
   const ports: { http: number; grpc: number; admin?: number } = { http: config.httpPort, grpc: config.grpcPort };
-  const store = new CardStore(log, metrics);
+  const shared = config.state ? new SharedState(config.state.redis, log) : undefined;
+  // a gateway starts serving with Redis away too (process-local state meanwhile)
+  if (shared && !(await shared.connected())) log.warn('redis not reachable at start; serving with process-local state');
+  const endpoints = new Endpoints(log, new EndpointMetrics(metrics.registry));
+  const affinity = new Affinity(shared, log);
+  const checker = new HealthChecker(endpoints, log);
+  const store = new CardStore(log, metrics, shared);
   const cards = new CardService(
     store,
     () => ({
@@ -115,8 +129,8 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     log,
   );
   const tracer = config.tracing ? new Tracing(config.tracing) : undefined;
-  const pipeline = new Pipeline({ cards, log, metrics, tracer });
-  const health = new Health(table, cards);
+  const pipeline = new Pipeline({ cards, log, metrics, tracer, endpoints, affinity, shared });
+  const health = new Health(table, cards, endpoints);
   void store.start(config.routes).then(() => health.update());
 
   const grpcServer = new grpc.Server({
@@ -152,6 +166,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const adminPort = admin && config.admin ? await listen(admin, config.admin.host, config.admin.port) : undefined;
   ports.admin = adminPort;
   health.start();
+  checker.watch(config.routes);
   log.info(
     {
       http: hostPort(config.host, ports.http),
@@ -166,6 +181,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
   const close = (): Promise<void> => {
     closed ??= (async () => {
       health.stop();
+      checker.close();
       pipeline.endStreams();
       connections.closeAll();
       await app.close();
@@ -174,6 +190,7 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
       store.close();
       await table.close();
       await tracer?.close();
+      shared?.close();
     })();
     return closed;
   };
@@ -185,12 +202,20 @@ export async function startGateway(config: GatewayConfig, logger?: Logger): Prom
     grpcAddress: hostPort(config.host, ports.grpc),
     adminUrl: adminPort !== undefined && config.admin ? `http://${hostPort(config.admin.host, adminPort)}` : undefined,
     metrics,
+    endpointStates: () =>
+      table.config.routes
+        .filter((r) => r.upstream.endpoints.length > 1)
+        .map((r) => ({ route: r.name, endpoints: endpoints.report(r) })),
     reload(next: GatewayConfig) {
       // Certificates are re-read on every reload (renewed files keep their paths); turning TLS on or off needs a restart.
       if (certificates && next.tls) certificates.reload(next.tls);
       else if (Boolean(next.tls) !== Boolean(config.tls))
         log.warn('listen.tls was added or removed: that takes a restart; the listeners keep their current mode');
+      if (JSON.stringify(next.state) !== JSON.stringify(config.state))
+        log.warn('state.redis changed: that takes a restart; the gateway keeps its current shared state');
       table.swap(next);
+      endpoints.retain(next.routes);
+      checker.watch(next.routes);
       store.retain(next.routes);
       cards.reset();
       void store.start(next.routes).then(() => health.update());
