@@ -17,6 +17,7 @@ export class SharedState {
   readonly client: Redis;
   readonly prefix: string;
   private down = false;
+  private closing = false;
   private readonly reconnected: Array<() => void> = [];
 
   constructor(
@@ -43,7 +44,7 @@ export class SharedState {
   }
 
   private lost(why: string): void {
-    if (this.down) return;
+    if (this.down || this.closing) return;
     this.down = true;
     this.log.warn(
       { err: why },
@@ -82,6 +83,7 @@ export class SharedState {
   }
 
   close(): void {
+    this.closing = true;
     this.client.disconnect();
   }
 }
