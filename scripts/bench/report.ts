@@ -119,6 +119,7 @@ export function writeReport(r: Report): void {
     '![Gateway ÷ direct throughput per method and binding pair, with the 0.5× and 0.8× targets](benchmarks-ratio.svg)',
     '',
     'Where the CPU of one call goes, part by part of its path: [benchmarks-stages.md](benchmarks-stages.md) (`npm run bench:stages`).',
+    'Three endpoints against one and the cost of a task-affinity lookup: [benchmarks-scale.md](benchmarks-scale.md) (`npm run bench:scale`).',
     '',
     '## Targets',
     '',

@@ -19,6 +19,7 @@ const CAPTIONS: Record<string, string> = {
   capabilities: "checks against the agent's card (§3.3.4)",
   upstreamPolicy: 'credentials, tenant policy, Via hop (loops)',
   rewriteAnswer: "extended card gets the gateway's interfaces",
+  placeEndpoint: "the agent's replica: task affinity, balancing, health",
   selectUpstream: 'the configured interface, or auto from the card',
   send: 'to the upstream client, or the pass-through relay',
 };

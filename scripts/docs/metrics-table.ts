@@ -1,8 +1,9 @@
 // The metrics list of docs/operations.md, generated from what the gateway
-// registers with prom-client (src/ops/metrics.ts): every family with its type,
+// registers with prom-client (src/ops/metrics.ts, src/ops/endpoint-metrics.ts): every family with its type,
 // labels and help text, the gateway's own first, then prom-client's process
 // and Node.js metrics. `npm run docs` writes it; test/unit/docs.test.ts fails
 // when the page is stale, and this fails on a label nobody has described.
+import { EndpointMetrics } from '../../src/ops/endpoint-metrics.js';
 import { Metrics } from '../../src/ops/metrics.js';
 
 /** What each label's values are (a new label must be described here before the docs can be generated). */
@@ -17,6 +18,8 @@ const LABELS: Record<string, string> = {
   upstream_version: "the upstream interface's A2A version",
   reason: '`UPSTREAM_UNAVAILABLE` or `UPSTREAM_TIMEOUT`',
   hash: 'the first 12 hex digits of the SHA-256 of the config file in force (compare replicas)',
+  endpoint: "the endpoint's configured name (`upstream.endpoints[].name`, default `endpoint-<index>`; never its URL)",
+  status: '`healthy`, `unhealthy` (active checks), `ejected` (outlier detection)',
 };
 
 interface Family {
@@ -27,7 +30,9 @@ interface Family {
 }
 
 function families(): Family[] {
-  const registered = new Metrics().registry.getMetricsAsArray() as unknown as Array<{
+  const { registry } = new Metrics();
+  new EndpointMetrics(registry); // registered by the gateway beside its own (src/server/gateway.ts)
+  const registered = registry.getMetricsAsArray() as unknown as Array<{
     name: string;
     help: string;
     labelNames?: readonly string[];

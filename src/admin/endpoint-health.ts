@@ -1,13 +1,15 @@
 // Each route's upstream endpoints and their health, as the admin console
-// shows them. Today a route has one endpoint (route.upstream.url), judged
+// shows them. A route with several endpoints or active health checks (issue
+// 14) shows the endpoint directory's view (health checks, outlier ejection:
+// src/upstream/endpoints.ts). A route with one unchecked endpoint is judged
 // from what the gateway already knows: the card store's status (a card that
 // cannot be loaded makes the route unready) and the outcome of the last
 // calls that reached the upstream stage (a connection refused or dropped,
 // UPSTREAM_UNAVAILABLE, makes it unhealthy; any answer from the agent makes
-// it healthy again). This module is the one seam to swap for active health
-// checks of several endpoints per route (issue 14).
+// it healthy again).
 import type { RouteConfig } from '../config/types.js';
 import type { AnsweredLine } from '../ops/access-log.js';
+import type { EndpointReport } from '../upstream/endpoints.js';
 import { maskUrl } from './config-view.js';
 
 export type Health = 'healthy' | 'unhealthy' | 'unknown';
@@ -23,6 +25,9 @@ export interface EndpointStatus {
 
 /** What health rests on besides calls: the card store's view of the route. */
 export type CardStatus = (route: RouteConfig) => { ready: boolean; reason?: string };
+
+/** The endpoint directory's view of a route's endpoints (active checks, ejections). */
+export type EndpointDirectory = (route: RouteConfig) => EndpointReport[];
 
 interface Observed {
   ok: boolean;
@@ -41,6 +46,7 @@ export class EndpointHealth {
   constructor(
     private readonly cardStatus: CardStatus,
     routes: readonly RouteConfig[],
+    private readonly directory?: EndpointDirectory,
   ) {
     this.urls = new Map(routes.map((r) => [r.name, r.upstream.url]));
   }
@@ -56,6 +62,18 @@ export class EndpointHealth {
 
   /** The route's endpoints with their health. */
   endpoints(route: RouteConfig): EndpointStatus[] {
+    if (this.directory && (route.upstream.endpoints.length > 1 || route.upstream.healthCheck)) {
+      const urls = new Map(route.upstream.endpoints.map((e) => [e.name, e.url]));
+      return this.directory(route).map((e) => ({
+        url: `${e.name} ${maskUrl(urls.get(e.name) ?? '')}`,
+        health: e.status === 'healthy' ? 'healthy' : 'unhealthy',
+        reason:
+          e.status === 'healthy'
+            ? `${e.activeRequests} calls in flight`
+            : `${e.status}${e.reason ? `: ${e.reason}` : ''}`,
+        lastSeen: undefined,
+      }));
+    }
     const url = maskUrl(route.upstream.url);
     const seen = this.observed.get(route.name);
     const card = this.cardStatus(route);

@@ -19,6 +19,7 @@ import { cardToV03 } from '../compat/v0_3/card.js';
 import { bindingOrder, reachableByV03, rewriteCard } from './served-card.js';
 import { signCard } from './signing.js';
 import { chooseInterfaces, minimalCard, type ResolvedUpstream } from './upstream-card.js';
+import { endpointRoutes } from '../upstream/endpoints.js';
 
 export interface ServedCard {
   body: string;
@@ -52,12 +53,22 @@ export class CardService {
   }
 
   upstreamCard(route: RouteConfig): Promise<JsonObject | undefined> {
-    return this.store.get(route);
+    return this.store.get(this.primary(route));
   }
 
   /** The upstream's card if it is loaded (no wait): null when the route has none, undefined when not loaded yet. */
   cachedUpstreamCard(route: RouteConfig): JsonObject | null | undefined {
-    return this.store.peek(route);
+    return this.store.peek(this.primary(route));
+  }
+
+  /**
+   * Whose card stands for a route with several endpoints (replicas of one
+   * agent): the first endpoint whose card is loaded, else the first one.
+   */
+  private primary(route: RouteConfig): RouteConfig {
+    const list = endpointRoutes(route);
+    if (list.length === 1) return route;
+    return list.find((r) => this.store.status(r).ready) ?? list[0]!;
   }
 
   private warnOnce(key: string, msg: string, extra: Record<string, unknown>): void {
@@ -94,6 +105,11 @@ export class CardService {
 
   /** Ready when the card is loaded (or not needed) and an `auto` route has a usable interface. */
   async status(route: RouteConfig): Promise<{ ready: boolean; reason?: string }> {
+    const list = endpointRoutes(route);
+    if (list.length > 1) {
+      const all = await Promise.all(list.map((r) => this.status(r)));
+      return all.find((s) => s.ready) ?? all[0]!;
+    }
     const s = this.store.status(route);
     if (!s.ready || route.upstream.binding !== 'auto') return s;
     try {
@@ -125,7 +141,7 @@ export class CardService {
   async servedCard(route: RouteConfig, view: RequestView): Promise<ServedCard> {
     let source: JsonObject;
     try {
-      source = (await this.store.get(route)) ?? minimalCard(route);
+      source = (await this.store.get(this.primary(route))) ?? minimalCard(route);
     } catch (e) {
       throw cardUnavailable(e);
     }
@@ -152,7 +168,7 @@ export class CardService {
     const served: ServedCard = {
       body,
       etag: `"${createHash('sha256').update(body).digest('base64url')}"`,
-      lastModified: new Date(Math.floor((this.store.changedAt(route) || Date.now()) / 1000) * 1000),
+      lastModified: new Date(Math.floor((this.store.changedAt(this.primary(route)) || Date.now()) / 1000) * 1000),
       maxAgeSeconds: route.card.maxAgeSeconds,
     };
     this.served.set(key, { source, card: served });

@@ -4,6 +4,10 @@
 // route is not ready meanwhile; the gateway keeps serving the others), and on
 // a failed refresh the last good card keeps serving with a warning. A card
 // whose signature the route must verify is not trusted until it verifies.
+// A route with several endpoints has a card per endpoint (each names its own
+// interfaces). With `state.redis`, every good card is also kept in Redis, so
+// a gateway replica that starts while an agent is down serves the last good
+// card its peers saw (issue 14).
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
@@ -15,8 +19,12 @@ import { cardFromV03, interfacesOfV03Card, isV03Card } from '../compat/v0_3/card
 import { cardSourceUrl } from './upstream-card.js';
 import { verifyCard } from './signing.js';
 import type { Metrics } from '../ops/metrics.js';
+import type { SharedState } from '../state/redis.js';
+import { endpointRoutes } from '../upstream/endpoints.js';
 
 const DEFAULT_FRESH_MS = 300_000;
+/** How long Redis keeps a last good card nobody refreshed. */
+const SHARED_CARD_TTL_SECONDS = 7 * 86_400;
 const BACKOFF_MIN_MS = 1000;
 const BACKOFF_MAX_MS = 60_000;
 
@@ -57,6 +65,11 @@ function sourceOf(route: RouteConfig): string {
   return route.card.file ?? cardSourceUrl(route) ?? '';
 }
 
+/** Endpoints of a route with one card source (a configured file or URL) share one entry. */
+function keyOf(route: RouteConfig): string {
+  return `${route.name}\u0000${sourceOf(route)}`;
+}
+
 export class CardStore {
   private readonly entries = new Map<string, Entry>();
   private readonly sources = new WeakMap<RouteConfig, boolean>();
@@ -67,24 +80,26 @@ export class CardStore {
   constructor(
     private readonly log: Logger,
     private readonly metrics?: Metrics,
+    private readonly shared?: SharedState,
   ) {}
 
   private entry(route: RouteConfig): Entry {
-    let e = this.entries.get(route.name);
+    const key = keyOf(route);
+    let e = this.entries.get(key);
     if (!e) {
       e = { source: sourceOf(route), changedAt: 0, expiresAt: 0, backoffMs: BACKOFF_MIN_MS };
-      this.entries.set(route.name, e);
+      this.entries.set(key, e);
     }
     return e;
   }
 
-  /** After a reload: forget routes that are gone or whose card source changed. */
+  /** After a reload: forget routes (and endpoints) that are gone or whose card source changed. */
   retain(routes: readonly RouteConfig[]): void {
-    const keep = new Map(routes.map((r) => [r.name, sourceOf(r)]));
-    for (const [name, e] of this.entries) {
-      if (keep.get(name) !== e.source) {
+    const keep = new Set(routes.flatMap(endpointRoutes).map(keyOf));
+    for (const [key, e] of this.entries) {
+      if (!keep.has(key)) {
         clearTimeout(e.retry);
-        this.entries.delete(name);
+        this.entries.delete(key);
       }
     }
   }
@@ -92,7 +107,7 @@ export class CardStore {
   /** Fetches every route's card now; failures retry in the background with backoff. */
   start(routes: readonly RouteConfig[]): Promise<void> {
     // A route without a card source (a gRPC agent with no card.file or card.url) fetches nothing, ever.
-    const sourced = routes.filter((r) => sourceOf(r) !== '');
+    const sourced = routes.flatMap(endpointRoutes).filter((r) => sourceOf(r) !== '');
     return Promise.all(sourced.map((r) => this.refresh(r).catch(() => undefined))).then(() => undefined);
   }
 
@@ -110,7 +125,7 @@ export class CardStore {
   /** The route's card if loaded, without waiting (a stale one is revalidated in the background); null: it has none. */
   peek(route: RouteConfig): JsonObject | null | undefined {
     if (!this.hasSource(route)) return null;
-    const e = this.entries.get(route.name);
+    const e = this.entries.get(keyOf(route));
     // a card that failed to load (retry pending) is no card: the upstream answers for itself
     if (!e?.card) return e?.failure ? null : undefined;
     if (Date.now() >= e.expiresAt && !e.inflight) void this.refresh(route).catch(() => undefined);
@@ -190,8 +205,25 @@ export class CardStore {
       if (route.card.verifyJwksFile) await verifyCard(card, route.card.verifyJwksFile);
       this.accept(route, e, asV1Card(card), Array.isArray(etag) ? etag[0] : etag, fresh);
     } catch (err) {
+      const shared = !e.card && (await this.lastGood(route, e));
       this.fail(route, e, err as Error);
-      throw err;
+      if (!shared) throw err;
+    }
+  }
+
+  /** No card yet and the upstream cannot give one: the last good card another replica saw, from Redis. */
+  private async lastGood(route: RouteConfig, e: Entry): Promise<boolean> {
+    const s = this.shared;
+    if (!s?.ready) return false;
+    try {
+      const text = await s.client.get(s.key('card', route.name, e.source));
+      if (text === null) return false;
+      e.card = JSON.parse(text) as JsonObject;
+      e.changedAt = Date.now();
+      this.log.warn({ route: route.name }, 'agent card unavailable; serving the last good card from redis');
+      return true;
+    } catch {
+      return false;
     }
   }
 
@@ -218,6 +250,11 @@ export class CardStore {
     e.failure = undefined;
     e.backoffMs = BACKOFF_MIN_MS;
     this.metrics?.cardRefresh(route.name, 'updated');
+    const s = this.shared;
+    if (s?.ready)
+      s.client
+        .set(s.key('card', route.name, e.source), JSON.stringify(card), 'EX', SHARED_CARD_TTL_SECONDS)
+        .catch(() => undefined);
     if (wasDown) this.log.info({ route: route.name }, 'agent card loaded');
   }
 

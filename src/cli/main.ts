@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { format, parseArgs } from 'node:util';
 import { listenerProblems } from '../config/checks.js';
 import { ConfigError, routeFromRaw } from '../config/load.js';
+import { stateFromRaw } from '../config/upstream.js';
 import { DEFAULTS, type Binding, type GatewayConfig } from '../config/types.js';
 import { readConfig } from '../ops/config-watch.js';
 import type { RunningGateway } from '../server/gateway.js';
@@ -21,7 +22,8 @@ Usage:
 
 Quick-start options:
   --upstream URL              the agent: its base URL (auto), JSON-RPC endpoint,
-                              REST base URL, or gRPC host:port
+                              REST base URL, or gRPC host:port; repeat it for
+                              replicas of one agent (upstream.endpoints)
   --upstream-binding B        auto | JSONRPC | HTTP+JSON | GRPC   (default: auto)
   --host H                    listen address                      (default: ${DEFAULTS.host})
   --http-port P               HTTP port: JSON-RPC, REST, cards    (default: ${DEFAULTS.httpPort})
@@ -30,6 +32,8 @@ Quick-start options:
                               upstream's own (repeatable; upstream.allowedHosts)
 
 Other:
+  --redis URL                 share task affinity, rate limits and last good cards
+                              with other gateway replicas (state.redis.url)
   --log-level L               fatal | error | warn | info | debug | trace | silent
   --version                   the version of a2a-gateway
   -h, --help                  this text
@@ -60,7 +64,8 @@ export function configFromArgs(argv: string[]): {
     allowPositionals: true,
     options: {
       config: { type: 'string' },
-      upstream: { type: 'string' },
+      upstream: { type: 'string', multiple: true },
+      redis: { type: 'string' },
       'upstream-binding': { type: 'string' },
       host: { type: 'string' },
       'http-port': { type: 'string' },
@@ -78,7 +83,8 @@ export function configFromArgs(argv: string[]): {
     throw new ConfigError([`unknown argument "${positionals.at(-1)}" (see --help)`]);
   let config: GatewayConfig;
   let configFile: { path: string; hash: string } | undefined;
-  const configPath = values.config ?? (values.upstream ? undefined : process.env.A2A_GATEWAY_CONFIG);
+  const upstreams = values.upstream ?? [];
+  const configPath = values.config ?? (upstreams.length > 0 ? undefined : process.env.A2A_GATEWAY_CONFIG);
   const allowHosts = values['allow-host'] ?? [];
   if (configPath) {
     if (allowHosts.length > 0)
@@ -86,7 +92,7 @@ export function configFromArgs(argv: string[]): {
     const read = readConfig(configPath);
     config = read.config;
     configFile = { path: configPath, hash: read.hash };
-  } else if (values.upstream && command === 'serve') {
+  } else if (upstreams.length > 0 && command === 'serve') {
     const binding = values['upstream-binding'] ?? 'auto';
     if (!BINDING_VALUES.includes(binding))
       throw new ConfigError([`--upstream-binding: must be one of ${BINDING_VALUES.join(', ')}`]);
@@ -107,7 +113,11 @@ export function configFromArgs(argv: string[]): {
       routes: [
         routeFromRaw({
           name: 'default',
-          upstream: { url: values.upstream, binding: binding as Binding | 'auto', allowedHosts: allowHosts },
+          upstream: {
+            ...(upstreams.length === 1 ? { url: upstreams[0]! } : { endpoints: upstreams.map((url) => ({ url })) }),
+            binding: binding as Binding | 'auto',
+            allowedHosts: allowHosts,
+          },
         }),
       ],
     };
@@ -122,10 +132,16 @@ export function configFromArgs(argv: string[]): {
     httpPort: port(values['http-port'], config.httpPort, '--http-port'),
     grpcPort: port(values['grpc-port'], config.grpcPort, '--grpc-port'),
     logLevel: values['log-level'] ?? config.logLevel,
+    ...(values.redis !== undefined ? { state: redisState(values.redis) } : {}),
   };
   const clash = listenerProblems(config);
   if (clash.length > 0) throw new ConfigError(clash.map((p) => `${p.path.slice(1).replace('/', '.')}: ${p.message}`));
   return { command, config, ...(configFile ? { configFile } : {}) };
+}
+
+function redisState(url: string): GatewayConfig['state'] {
+  if (!/^rediss?:\/\/\S+$/.test(url)) throw new ConfigError([`--redis: "${url}" is not a redis:// or rediss:// URL`]);
+  return stateFromRaw({ redis: { url } });
 }
 
 /** A listener that cannot bind, as one line (address in use, not permitted, not local), or undefined. */

@@ -137,21 +137,63 @@ export function semanticProblems(
       });
     if (names.has(r.name)) out.push({ path: `/routes/${i}/name`, message: `duplicate route name "${r.name}"` });
     names.add(r.name);
-    const url = r.upstream.url;
-    const ok =
-      r.upstream.binding === 'GRPC' ? /^(grpcs?:\/\/)?[^/\s]+:\d+\/?$/.test(url) : /^https?:\/\/[^\s]+$/.test(url);
     if (r.card.signatures === 'resign' && !r.card.signingKey) {
       out.push({ path: `/routes/${i}/card/signatures`, message: 'resign needs card.signingKey' });
     }
     for (const p of r.upstream.allowedHosts.concat(r.hosts))
       if (p.includes('/')) out.push({ path: `/routes/${i}`, message: `"${p}" is not a host name` });
-    if (!ok) {
-      const want =
-        r.upstream.binding === 'GRPC'
-          ? 'host:port, grpc://host:port or grpcs://host:port'
-          : 'an http:// or https:// URL';
-      out.push({ path: `/routes/${i}/upstream/url`, message: `must be ${want}` });
-    }
+    out.push(...endpointProblems(r, raw, i));
   });
+  return out;
+}
+
+function urlProblem(r: RouteConfig, url: string): string | undefined {
+  const grpc = r.upstream.binding === 'GRPC';
+  const ok = grpc ? /^(grpcs?:\/\/)?[^/\s]+:\d+\/?$/.test(url) : /^https?:\/\/[^\s]+$/.test(url);
+  if (ok) return undefined;
+  return `must be ${grpc ? 'host:port, grpc://host:port or grpcs://host:port' : 'an http:// or https:// URL'}`;
+}
+
+const isTls = (url: string): boolean => /^(https|grpcs):\/\//i.test(url);
+
+/** `url` or `endpoints` (exactly one), each endpoint usable, one TLS mode, unique names, policies that add up. */
+function endpointProblems(r: RouteConfig, raw: RawRoute, i: number): Problem[] {
+  const out: Problem[] = [];
+  const at = `/routes/${i}/upstream`;
+  const u = r.upstream;
+  if ((raw.upstream.url === undefined) === (raw.upstream.endpoints === undefined)) {
+    out.push({ path: at, message: 'give exactly one of url and endpoints' });
+    return out;
+  }
+  const o = u.outlierDetection;
+  if (o.maxEjectionMs < o.baseEjectionMs)
+    out.push({ path: `${at}/outlierDetection`, message: 'maxEjectionMs is shorter than baseEjectionMs' });
+  const hc = u.healthCheck;
+  if (hc && hc.timeoutMs > hc.intervalMs)
+    out.push({ path: `${at}/healthCheck`, message: 'timeoutMs is longer than intervalMs' });
+  if (raw.upstream.url !== undefined) {
+    const bad = urlProblem(r, u.url);
+    if (bad) out.push({ path: `${at}/url`, message: bad });
+    return out;
+  }
+  const names = new Set<string>();
+  const urls = new Set<string>();
+  u.endpoints.forEach((e, j) => {
+    const bad = urlProblem(r, e.url);
+    if (bad) out.push({ path: `${at}/endpoints/${j}/url`, message: bad });
+    else if (isTls(e.url) !== isTls(u.url))
+      out.push({ path: `${at}/endpoints/${j}/url`, message: 'every endpoint of a route uses TLS, or none does' });
+    if (urls.has(e.url)) out.push({ path: `${at}/endpoints/${j}/url`, message: `"${e.url}" is listed twice` });
+    if (names.has(e.name))
+      out.push({ path: `${at}/endpoints/${j}/name`, message: `duplicate endpoint name "${e.name}"` });
+    urls.add(e.url);
+    names.add(e.name);
+  });
+  if (u.endpoints.length > 1 && r.passThrough && !u.sharedTaskStore)
+    out.push({
+      path: `${at}/endpoints`,
+      message:
+        'a pass-through route forwards calls unread, so it cannot keep a task on its endpoint: several endpoints need upstream.sharedTaskStore: true',
+    });
   return out;
 }

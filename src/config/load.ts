@@ -7,6 +7,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { CONFIG_SCHEMA } from './schema.js';
 import { listenerProblems, semanticProblems } from './checks.js';
+import { endpointsFromRaw, stateFromRaw } from './upstream.js';
 import type { RawAuth, RawCard, RawConfig, RawListenerTls, RawRoute } from './raw.js';
 import {
   DEFAULT_LIMITS,
@@ -87,8 +88,8 @@ function cardFromRaw(c: RawCard, baseDir: string): CardConfig {
   };
 }
 
-function upstreamTls(r: RawRoute['upstream'], baseDir: string): UpstreamTls | undefined {
-  const t = r.tls ?? (/^(https|grpcs):\/\//.test(r.url) ? {} : undefined);
+function upstreamTls(r: RawRoute['upstream'], url: string, baseDir: string): UpstreamTls | undefined {
+  const t = r.tls ?? (/^(https|grpcs):\/\//.test(url) ? {} : undefined);
   if (!t) return undefined;
   const file = (f: string | undefined): string | undefined => (f ? resolve(baseDir, f) : undefined);
   return { ca: file(t.ca), cert: file(t.cert), key: file(t.key), servername: t.servername };
@@ -143,14 +144,15 @@ function routeAuth(a: RawAuth | undefined, baseDir: string): RouteAuth | undefin
 
 /** `baseDir` resolves relative files (card, keys) against the config file's folder. */
 export function routeFromRaw(r: RawRoute, baseDir = process.cwd()): RouteConfig {
+  const endpoints = endpointsFromRaw(r.upstream);
   return {
     name: r.name,
     pathPrefix: normalizePrefix(r.match?.pathPrefix),
     hosts: (r.match?.hosts ?? []).map((h) => h.toLowerCase()),
     tenant: r.match?.tenant,
     upstream: {
-      url: r.upstream.url,
-      tls: upstreamTls(r.upstream, baseDir),
+      ...endpoints,
+      tls: upstreamTls(r.upstream, endpoints.url, baseDir),
       credentials: upstreamCredentials(r.upstream.credentials, r.auth !== undefined, baseDir),
       binding: r.upstream.binding ?? 'auto',
       version: r.upstream.version ?? '1.0',
@@ -258,6 +260,7 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
     grpcReflection: cfg.grpcReflection ?? true,
     shutdownGraceMs: cfg.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
     limits: { ...DEFAULT_LIMITS, ...cfg.limits },
+    state: stateFromRaw(cfg.state),
     tracing: cfg.tracing
       ? {
           otlpEndpoint: cfg.tracing.otlpEndpoint,

@@ -6,7 +6,20 @@ export interface RawRoute {
   name: string;
   match?: { pathPrefix?: string; hosts?: string[]; tenant?: string };
   upstream: {
-    url: string;
+    url?: string;
+    endpoints?: Array<{ url: string; weight?: number; name?: string }>;
+    sharedTaskStore?: boolean;
+    loadBalancing?: 'least-request' | 'round-robin';
+    healthCheck?:
+      false | { intervalMs?: number; timeoutMs?: number; unhealthyThreshold?: number; healthyThreshold?: number };
+    outlierDetection?: {
+      consecutiveFailures?: number;
+      baseEjectionMs?: number;
+      maxEjectionMs?: number;
+      maxEjectionPercent?: number;
+    };
+    circuitBreaker?: { maxConnections?: number; maxPending?: number };
+    affinityTtlSeconds?: number;
     binding?: Binding | 'auto';
     version?: '1.0' | '0.3';
     tenant?: unknown;
@@ -79,6 +92,9 @@ export interface RawConfig {
   grpcReflection?: boolean;
   shutdownGraceMs?: number;
   limits?: Partial<GatewayLimits>;
+  state?: {
+    redis: { url: string; keyPrefix?: string; rateLimitFailure?: 'open' | 'closed'; commandTimeoutMs?: number };
+  };
   tracing?: {
     otlpEndpoint: string;
     protocol?: 'http/json' | 'http/protobuf' | 'grpc';

@@ -4,6 +4,7 @@
 // docs/configuration.md.
 import { AUTH_SCHEMA, CARD_SCHEMA } from './schema-card-auth.js';
 import { DEFAULTS } from './types.js';
+import { ENDPOINTS_SCHEMA } from './schema-endpoints.js';
 
 const headerName = { type: 'string', pattern: '^[A-Za-z0-9-]+$' } as const;
 const bindingNames = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
@@ -37,8 +38,7 @@ const MATCH_SCHEMA = {
 const UPSTREAM_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  required: ['url'],
-  description: 'The agent the route leads to.',
+  description: 'The agent the route leads to: one `url`, or its replicas as `endpoints` (exactly one of the two).',
   properties: {
     url: {
       type: 'string',
@@ -46,6 +46,7 @@ const UPSTREAM_SCHEMA = {
       description:
         "JSON-RPC endpoint URL, REST base URL, gRPC host:port (grpc:// or grpcs://), or with auto the agent's base URL.",
     },
+    ...ENDPOINTS_SCHEMA,
     binding: {
       enum: [...bindingNames, 'auto'],
       default: 'auto',

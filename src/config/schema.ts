@@ -6,6 +6,7 @@
 // schema-route.ts. Keep in step with raw.ts, types.ts and load.ts.
 import { ROUTE_SCHEMA } from './schema-route.js';
 import { DEFAULT_LIMITS, DEFAULTS } from './types.js';
+import { STATE_DEFAULTS } from './upstream.js';
 
 const port = { type: 'integer', minimum: 0, maximum: 65535 } as const;
 
@@ -177,6 +178,43 @@ export const CONFIG_SCHEMA = {
           default: DEFAULT_LIMITS.idleTimeoutMs,
           description:
             'Idle HTTP keep-alive connections, HTTP/2 sessions and gRPC connections (one without its preface too) are closed after this.',
+        },
+      },
+    },
+    state: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['redis'],
+      description:
+        'State shared by gateway replicas (task affinity, global rate limits, last good cards); absent = this process only.',
+      properties: {
+        redis: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url'],
+          description: 'The Redis server the replicas share (a restart applies a change).',
+          properties: {
+            url: { type: 'string', pattern: '^rediss?://', description: 'redis:// or rediss:// (TLS) URL.' },
+            keyPrefix: {
+              type: 'string',
+              minLength: 1,
+              default: STATE_DEFAULTS.keyPrefix,
+              description:
+                'Prefix of every key the gateway writes (deployments sharing one Redis each take their own).',
+            },
+            rateLimitFailure: {
+              enum: ['open', 'closed'],
+              default: STATE_DEFAULTS.rateLimitFailure,
+              description:
+                'With Redis unreachable, rate-limited calls are admitted (open) or refused with RATE_LIMITED (closed).',
+            },
+            commandTimeoutMs: {
+              type: 'integer',
+              minimum: 1,
+              default: STATE_DEFAULTS.commandTimeoutMs,
+              description: 'A Redis command not answered in this time fails, and the process-local state answers.',
+            },
+          },
         },
       },
     },

@@ -57,9 +57,55 @@ export interface RouteAuth {
 export type UpstreamCredentials =
   { mode: 'forward' } | { mode: 'strip' } | { mode: 'set'; header: string; value: string };
 
-export interface UpstreamConfig {
-  /** JSON-RPC endpoint URL, REST base URL, gRPC host:port, or (auto) the agent's base/card URL. */
+/** One replica of the route's agent (issue 14); every endpoint speaks the route's binding (or `auto`). */
+export interface UpstreamEndpoint {
   url: string;
+  /** Share of new calls under weighted balancing (default 1). */
+  weight: number;
+  /** The endpoint's name in readiness, metrics, logs and errors (default "endpoint-<index>"; never its URL). */
+  name: string;
+}
+
+/** Active health checks of a route's endpoints (Envoy's health_check): a card fetch, or grpc.health.v1 for gRPC. */
+export interface HealthCheckConfig {
+  intervalMs: number;
+  timeoutMs: number;
+  /** Failed checks in a row that make a healthy endpoint unhealthy. */
+  unhealthyThreshold: number;
+  /** Passed checks in a row that make an unhealthy endpoint healthy again. */
+  healthyThreshold: number;
+}
+
+/** Passive outlier ejection (Envoy's outlier_detection): failures in a row eject an endpoint for a while. */
+export interface OutlierConfig {
+  consecutiveFailures: number;
+  /** The first ejection's length; each further one is this times the number of ejections, up to maxEjectionMs. */
+  baseEjectionMs: number;
+  maxEjectionMs: number;
+  /** Most of the route's endpoints ejected at once, in percent (at least one may always be). */
+  maxEjectionPercent: number;
+}
+
+/** Per-endpoint circuit breaker (Envoy's circuit_breakers): calls in flight, and calls waiting for one of those. */
+export interface CircuitBreakerConfig {
+  maxConnections: number;
+  maxPending: number;
+}
+
+export interface UpstreamConfig {
+  /** JSON-RPC endpoint URL, REST base URL, gRPC host:port, or (auto) the agent's base/card URL (the first endpoint's). */
+  url: string;
+  /** The agent's replicas; one (`url`) unless `upstream.endpoints` lists several. */
+  endpoints: UpstreamEndpoint[];
+  /** The replicas share one task store: a task's reads may go to another replica when its own is down. */
+  sharedTaskStore: boolean;
+  loadBalancing: 'least-request' | 'round-robin';
+  /** undefined = no active checks (the default for one endpoint). */
+  healthCheck: HealthCheckConfig | undefined;
+  outlierDetection: OutlierConfig;
+  circuitBreaker: CircuitBreakerConfig;
+  /** How long a task's or context's endpoint is remembered after its last use. */
+  affinityTtlSeconds: number;
   /** TLS settings; undefined = plain (or, for https://, the system's CAs). */
   tls: UpstreamTls | undefined;
   /** Default: strip when the route authenticates callers itself, else forward. */
@@ -182,6 +228,8 @@ export interface GatewayConfig {
   tracing: TracingConfig | undefined;
   /** Gateway-wide limits (listeners, JSON-RPC batches, upstream connection budgets); absent = DEFAULT_LIMITS. */
   limits?: GatewayLimits;
+  /** State shared by gateway replicas (task affinity, global rate limits, last good cards); absent = this process only. */
+  state?: StateConfig;
   routes: RouteConfig[];
 }
 
@@ -216,6 +264,18 @@ export const DEFAULT_LIMITS: GatewayLimits = {
 
 export function limitsOf(config: GatewayConfig): GatewayLimits {
   return config.limits ?? DEFAULT_LIMITS;
+}
+
+export interface StateConfig {
+  redis: {
+    url: string;
+    /** Prefix of every key the gateway writes (several gateways' deployments may share one Redis). */
+    keyPrefix: string;
+    /** With Redis unreachable, rate-limited calls are admitted (open) or refused with RATE_LIMITED (closed). */
+    rateLimitFailure: 'open' | 'closed';
+    /** A Redis command not answered in this time fails (and the process-local fallback answers). */
+    commandTimeoutMs: number;
+  };
 }
 
 export interface TracingConfig {

@@ -1,8 +1,14 @@
 // Rate and concurrency limits per route (and per caller identity), the same
 // for every inbound binding: a request over the rate is RESOURCE_EXHAUSTED with
 // a google.rpc.RetryInfo (HTTP callers also get `Retry-After`), a stream over
-// the route's cap likewise. rate-limiter-flexible keeps the counters.
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+// the route's cap likewise. rate-limiter-flexible keeps the counters: in
+// this process, or with `state.redis` in Redis, so the limit holds across
+// every gateway replica (issue 14). Redis away: calls are admitted (fail
+// open, the default) or refused (`rateLimitFailure: closed`), and the outage
+// is logged once; the shared counters are used again when Redis is back.
+import type { Logger } from 'pino';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { SharedState } from '../state/redis.js';
 import type { RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
 
@@ -22,20 +28,31 @@ export function retryAfterSeconds(err: A2AError): number | undefined {
 }
 
 export class Limits {
-  private readonly limiters = new Map<string, RateLimiterMemory>();
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
   private readonly streams = new Map<string, number>();
+  private storeDown = false;
 
-  private limiter(route: RouteConfig): RateLimiterMemory | undefined {
+  constructor(
+    private readonly shared?: SharedState,
+    private readonly log?: Logger,
+  ) {}
+
+  private limiter(route: RouteConfig): RateLimiterAbstract | undefined {
     const rl = route.rateLimit;
     if (!rl) return undefined;
     const key = `${route.name} ${rl.requestsPerSecond} ${rl.burst}`;
     let l = this.limiters.get(key);
     if (!l) {
       // `burst` points refilled over burst/requestsPerSecond seconds ≈ the configured rate with bursts.
-      l = new RateLimiterMemory({
-        points: rl.burst,
-        duration: Math.max(1, Math.round(rl.burst / rl.requestsPerSecond)),
-      });
+      const opts = { points: rl.burst, duration: Math.max(1, Math.round(rl.burst / rl.requestsPerSecond)) };
+      l = this.shared
+        ? new RateLimiterRedis({
+            ...opts,
+            storeClient: this.shared.client,
+            keyPrefix: this.shared.key('rate'),
+            rejectIfRedisNotReady: true,
+          })
+        : new RateLimiterMemory(opts);
       this.limiters.set(key, l);
     }
     return l;
@@ -48,10 +65,26 @@ export class Limits {
     const key = route.rateLimit?.perCaller ? `${route.name}|${caller}` : route.name;
     try {
       await l.consume(key);
+      if (this.storeDown) {
+        this.storeDown = false;
+        this.log?.info('rate limits: the shared counters in redis are in use again');
+      }
     } catch (e) {
       if (e instanceof RateLimiterRes) throw exhausted(`rate limit of route "${route.name}" exceeded`, e.msBeforeNext);
-      throw e;
+      if (!this.shared) throw e;
+      this.storeFailed(e);
+      if (this.shared.config.rateLimitFailure === 'closed')
+        throw exhausted(`rate limit of route "${route.name}" cannot be checked now (its store is unavailable)`, 1000);
     }
+  }
+
+  private storeFailed(e: unknown): void {
+    if (this.storeDown) return;
+    this.storeDown = true;
+    this.log?.warn(
+      { err: (e as Error).message, failure: this.shared?.config.rateLimitFailure },
+      'rate limits: redis unavailable; calls are admitted (open) or refused (closed) per state.redis.rateLimitFailure',
+    );
   }
 
   /** Counts a stream in; throws RATE_LIMITED over the route's cap. Returns the release. */

@@ -1,12 +1,15 @@
 // Health and readiness: liveness (`GET /healthz`), readiness (`GET /readyz`:
 // config loaded, not draining, every route's upstream card loaded or not
-// needed; the routes that are not ready, with why, as JSON), and the same
+// needed, and for a route with several endpoints at least one of them
+// available; each such route's endpoints with their status, by name, never
+// by URL; the routes that are not ready, with why, as JSON), and the same
 // state in the standard gRPC health service (grpc.health.v1.Health): "" for
 // the gateway, "lf.a2a.v1.A2AService", and "a2a-gateway.route.<name>" per route.
 import type * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import type { CardService } from '../card/card-service.js';
 import type { RouteTable } from '../routing/generation.js';
+import type { EndpointReport, Endpoints } from '../upstream/endpoints.js';
 import { A2AService } from '../gen/a2a_pb.js';
 
 const A2A_SERVICE = A2AService.typeName;
@@ -14,7 +17,7 @@ const A2A_SERVICE = A2AService.typeName;
 export interface Readiness {
   ready: boolean;
   draining: boolean;
-  routes: Array<{ name: string; ready: boolean; reason?: string }>;
+  routes: Array<{ name: string; ready: boolean; reason?: string; endpoints?: EndpointReport[] }>;
 }
 
 export class Health {
@@ -26,11 +29,20 @@ export class Health {
   constructor(
     private readonly table: RouteTable,
     private readonly cards: CardService,
+    private readonly endpoints?: Endpoints,
   ) {}
 
   async readiness(): Promise<Readiness> {
     const routes = await Promise.all(
-      this.table.config.routes.map(async (r) => ({ name: r.name, ...(await this.cards.status(r)) })),
+      this.table.config.routes.map(async (r) => {
+        const card = await this.cards.status(r);
+        if (!this.endpoints || r.upstream.endpoints.length < 2) return { name: r.name, ...card };
+        const endpoints = this.endpoints.report(r);
+        const none = endpoints.every((e) => e.status !== 'healthy');
+        const ready = card.ready && !none;
+        const reason = card.reason ?? (none ? 'no endpoint available' : undefined);
+        return { name: r.name, ready, ...(ready || !reason ? {} : { reason }), endpoints };
+      }),
     );
     return { ready: !this.draining && routes.every((r) => r.ready), draining: this.draining, routes };
   }

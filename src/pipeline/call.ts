@@ -13,6 +13,7 @@ import type { AnyRequest, AnyResponse, MethodInfo } from '../core/methods.js';
 import type { StreamResponse } from '../gen/a2a_pb.js';
 import type { RequestView, Wire } from '../http/request.js';
 import type { Generation } from '../routing/generation.js';
+import type { Member } from '../upstream/endpoints.js';
 
 /** What comes back from the pipeline: the typed answer, or (pass-through) the upstream's as it came. */
 export type Answer =
@@ -74,6 +75,8 @@ export interface Call {
   version?: string;
   /** Stage `decode`: the envelope (translated calls). */
   envelope?: Envelope;
+  /** Stage `placeEndpoint`: the endpoint (agent replica) the call went to, on routes with several. */
+  endpoint?: Member;
   /** Stage `selectUpstream`: the interface the call went to. */
   upstream?: ResolvedUpstream;
   /** Stage `decode`: the headers forwarded upstream (allow-list, trace context) before the credential policy. */

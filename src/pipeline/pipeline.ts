@@ -4,7 +4,7 @@
 //
 //   observe → route → authenticate → rateLimit → decode → streamSlot →
 //   validate → capabilities → upstreamPolicy → rewriteAnswer →
-//   selectUpstream → send
+//   placeEndpoint → selectUpstream → send
 //
 // `observe` and `route` come first for every call; the rest is composed once
 // per route and config generation (stage.ts), leaving out what the route does
@@ -26,6 +26,10 @@ import type { Answer, Call } from './call.js';
 import { authenticateStage, rateLimitStage, streamSlotStage } from './stages/admission.js';
 import { capabilitiesStage, validateStage } from './stages/checks.js';
 import { decodeStage } from './stages/decode.js';
+import { placeEndpointStage } from './stages/place-endpoint.js';
+import type { SharedState } from '../state/redis.js';
+import { Affinity } from '../upstream/affinity.js';
+import { Endpoints } from '../upstream/endpoints.js';
 import { observe } from './stages/observe.js';
 import { selectRoute } from './stages/route.js';
 import { rewriteAnswerStage, selectUpstreamStage } from './stages/select-upstream.js';
@@ -40,6 +44,12 @@ export interface PipelineDeps {
   tracer: Tracing | undefined;
   /** Reads every access log line as it is written (the admin console). */
   tap?: LineTap;
+  /** The routes' endpoints (a one-process directory when not given). */
+  endpoints?: Endpoints;
+  /** Task affinity (process-local when not given). */
+  affinity?: Affinity;
+  /** Redis, when the gateway shares state with its replicas (rate limits). */
+  shared?: SharedState;
 }
 
 /** The stage names in order (docs and the architecture diagram use these). */
@@ -54,13 +64,14 @@ export const STAGE_NAMES = [
   'capabilities',
   'upstreamPolicy',
   'rewriteAnswer',
+  'placeEndpoint',
   'selectUpstream',
   'send',
 ] as const;
 
 export class Pipeline {
   private readonly drain = new AbortController();
-  private readonly limits = new Limits();
+  private readonly limits: Limits;
   private readonly stages: Stage[];
   private readonly terminal: Handler;
   private readonly chains = new WeakMap<RouteConfig, Handler>();
@@ -75,6 +86,9 @@ export class Pipeline {
 
   constructor(private readonly deps: PipelineDeps) {
     const { cards, log, metrics } = deps;
+    this.limits = new Limits(deps.shared, log);
+    const endpoints = deps.endpoints ?? new Endpoints(log);
+    const affinity = deps.affinity ?? new Affinity(undefined, log);
     this.stages = [
       authenticateStage(new Authenticator()),
       rateLimitStage(this.limits),
@@ -84,6 +98,7 @@ export class Pipeline {
       capabilitiesStage(cards),
       upstreamPolicyStage(this.hop),
       rewriteAnswerStage(cards),
+      placeEndpointStage(endpoints, affinity, log),
       selectUpstreamStage(cards, log),
     ];
     this.terminal = send(metrics, this.drain.signal);

@@ -3,9 +3,11 @@
 // pipeline, the
 // HTTP listener (JSON-RPC, REST, cards), the gRPC listener (A2AService,
 // grpc.health.v1, reflection), the operations endpoints (on the public port or
-// a separate admin listener), and the two lifecycle operations: reload (swap
-// the routes atomically) and drain (stop accepting, finish unary calls, end
-// streams after the grace period).
+// a separate admin listener, with the admin console), the routes' endpoints
+// with their health checks and the state shared with other replicas (Redis,
+// when configured), and the two lifecycle operations: reload (swap the routes
+// atomically) and drain (stop accepting, finish unary calls, end streams
+// after the grace period).
 import '../util/base64.js'; // before @bufbuild/protobuf loads
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -30,6 +32,11 @@ import { RecentErrors } from '../admin/recent-errors.js';
 import { TrafficSampler } from '../admin/traffic.js';
 import { ConfigState } from '../ops/config-state.js';
 import { Health } from '../ops/health.js';
+import { EndpointMetrics } from '../ops/endpoint-metrics.js';
+import { SharedState } from '../state/redis.js';
+import { Affinity } from '../upstream/affinity.js';
+import { Endpoints, type EndpointReport } from '../upstream/endpoints.js';
+import { HealthChecker } from '../upstream/health-check.js';
 import { Metrics } from '../ops/metrics.js';
 import { Tracing } from '../ops/tracing.js';
 import { Pipeline } from '../pipeline/pipeline.js';
@@ -66,6 +73,8 @@ export interface RunningGateway {
   metrics: Metrics;
   /** The config file's hash and last reload outcome (the CLI's config watcher records them; the console shows them). */
   configState: ConfigState;
+  /** Read-only: each route with several endpoints, and their status (for readiness and an admin console). */
+  endpointStates(): Array<{ route: string; endpoints: EndpointReport[] }>;
   /** Validated config in: new calls take the new routes; calls in flight finish on the old. */
   reload(config: GatewayConfig): void;
   /** Stop accepting, let unary calls finish, end streams after `graceMs`, then close. */
@@ -116,7 +125,13 @@ export async function startGateway(
   const table = new RouteTable(config, (c) => new UpstreamRegistry(UPSTREAM_CLIENTS, limitsOf(c)));
   const metrics = new Metrics();
   const ports: { http: number; grpc: number; admin?: number } = { http: config.httpPort, grpc: config.grpcPort };
-  const store = new CardStore(log, metrics);
+  const shared = config.state ? new SharedState(config.state.redis, log) : undefined;
+  // a gateway starts serving with Redis away too (process-local state meanwhile)
+  if (shared && !(await shared.connected())) log.warn('redis not reachable at start; serving with process-local state');
+  const endpoints = new Endpoints(log, new EndpointMetrics(metrics.registry));
+  const affinity = new Affinity(shared, log);
+  const checker = new HealthChecker(endpoints, log);
+  const store = new CardStore(log, metrics, shared);
   const cards = new CardService(
     store,
     () => ({
@@ -132,19 +147,23 @@ export async function startGateway(
     log,
   );
   const tracer = config.tracing ? await Tracing.create(config.tracing) : undefined;
-  // the admin console's last errors and endpoint health read the access log's lines
+  // the admin console's last errors and endpoint health read the access log's lines (and the endpoints' checks)
   const recentErrors = new RecentErrors();
-  const endpoints = new EndpointHealth((r) => store.status(r), config.routes);
+  const endpointHealth = new EndpointHealth(
+    (r) => store.status(r),
+    config.routes,
+    (r) => endpoints.report(r),
+  );
   const tap = config.admin
     ? (line: Parameters<RecentErrors['record']>[0]) => {
         recentErrors.record(line);
-        endpoints.record(line);
+        endpointHealth.record(line);
       }
     : undefined;
-  const pipeline = new Pipeline({ cards, log, metrics, tracer, tap });
+  const pipeline = new Pipeline({ cards, log, metrics, tracer, tap, endpoints, affinity, shared });
   const configState = new ConfigState();
 
-  const health = new Health(table, cards);
+  const health = new Health(table, cards, endpoints);
   void store.start(config.routes).then(() => health.update());
 
   const grpcServer = new grpc.Server({
@@ -182,7 +201,7 @@ export async function startGateway(
     adminConsole = addConsole(admin, {
       config: () => table.config,
       cards,
-      endpoints,
+      endpoints: endpointHealth,
       errors: recentErrors,
       traffic: new TrafficSampler(metrics.registry, options.trafficSampleMs),
       configState,
@@ -197,6 +216,7 @@ export async function startGateway(
   const adminPort = admin && config.admin ? await listen(admin, config.admin.host, config.admin.port) : undefined;
   ports.admin = adminPort;
   health.start();
+  checker.watch(config.routes);
   log.info(
     {
       http: hostPort(config.host, ports.http),
@@ -212,6 +232,7 @@ export async function startGateway(
     closed ??= (async () => {
       health.stop();
       adminConsole?.close();
+      checker.close();
       pipeline.endStreams();
       connections.closeAll();
       await app.close();
@@ -220,6 +241,7 @@ export async function startGateway(
       store.close();
       await table.close();
       await tracer?.close();
+      shared?.close();
     })();
     return closed;
   };
@@ -232,14 +254,22 @@ export async function startGateway(
     adminUrl: adminPort !== undefined && config.admin ? `http://${hostPort(config.admin.host, adminPort)}` : undefined,
     metrics,
     configState,
+    endpointStates: () =>
+      table.config.routes
+        .filter((r) => r.upstream.endpoints.length > 1)
+        .map((r) => ({ route: r.name, endpoints: endpoints.report(r) })),
     reload(next: GatewayConfig) {
       // Certificates are re-read on every reload (renewed files keep their paths); turning TLS on or off needs a restart.
       if (certificates && next.tls) certificates.reload(next.tls);
       else if (Boolean(next.tls) !== Boolean(config.tls))
         log.warn('listen.tls was added or removed: that takes a restart; the listeners keep their current mode');
+      if (JSON.stringify(next.state) !== JSON.stringify(config.state))
+        log.warn('state.redis changed: that takes a restart; the gateway keeps its current shared state');
       table.swap(next);
-      store.retain(next.routes);
       endpoints.retain(next.routes);
+      checker.watch(next.routes);
+      store.retain(next.routes);
+      endpointHealth.retain(next.routes);
       cards.reset();
       void store.start(next.routes).then(() => health.update());
       void health.update();

@@ -49,7 +49,7 @@ const runtime = stage('runtime');
 const directive = (s: Stage, d: string) =>
   s.lines.filter((l) => l.toUpperCase().startsWith(`${d} `)).map((l) => l.slice(d.length + 1).trim());
 const compose = parse(readFileSync(join(ROOT, 'docker/compose.yaml'), 'utf8')) as {
-  services: Record<string, { build: { target: string }; command?: string[]; ports?: string[] }>;
+  services: Record<string, { build: { target: string }; command?: string[]; ports?: string[]; profiles?: string[] }>;
 };
 
 t.test('every RUN step is a project script CI runs; the image is on Node 24 LTS', async (t) => {
@@ -169,7 +169,25 @@ t.test("the runtime stage's install and entry command start the built gateway", 
 });
 
 t.test('compose and Kubernetes manifests', async (t) => {
-  t.same(Object.keys(compose.services).sort(), ['gateway', 'grpc-agent', 'jsonrpc-agent']);
+  const byDefault = Object.keys(compose.services).filter((k) => !compose.services[k]!.profiles);
+  t.same(byDefault.sort(), ['gateway', 'grpc-agent', 'jsonrpc-agent']);
+  const scale = Object.keys(compose.services).filter((k) => compose.services[k]!.profiles?.includes('scale'));
+  t.same(scale.sort(), ['gateway-a', 'gateway-b', 'redis', 'replica-1', 'replica-2'], 'the scale profile');
+  const scaled = parseConfig(
+    readFileSync(join(ROOT, 'docker/gateway-scale.yaml'), 'utf8'),
+    'docker/gateway-scale.yaml',
+  );
+  t.equal(scaled.state?.redis.url, 'redis://redis:6379', 'the scale profile’s gateways share the redis service');
+  t.same(
+    scaled.routes[0]!.upstream.endpoints.map((e) => new URL(e.url).hostname),
+    ['replica-1', 'replica-2'],
+    'over both agent replicas',
+  );
+  for (const g of ['gateway-a', 'gateway-b'])
+    t.ok(
+      compose.services[g]!.ports!.filter((p) => p.endsWith(':9090')).every((p) => p.startsWith('127.0.0.1:')),
+      `${g}: admin port on the host loopback only`,
+    );
   t.equal(compose.services.gateway?.build.target, 'runtime');
   t.ok(
     dockerfile.some((s) => s.name === compose.services['grpc-agent']?.build.target),
@@ -227,4 +245,14 @@ t.test('compose and Kubernetes manifests', async (t) => {
     'gRPC port with appProtocol: grpc',
   );
   t.equal(byKind.HorizontalPodAutoscaler.spec.scaleTargetRef.name, byKind.Deployment.metadata.name);
+  t.ok(byKind.Deployment.spec.replicas >= 2, 'several gateway replicas');
+
+  const redis = parseAllDocuments(readFileSync(join(ROOT, 'docker/kubernetes/redis.yaml'), 'utf8')).map(
+    (d) => d.toJS() as Record<string, any>,
+  );
+  const redisService = redis.find((d) => d.kind === 'Service')!;
+  const redisPod = redis.find((d) => d.kind === 'Deployment')!;
+  t.same(redisService.spec.selector, redisPod.spec.selector.matchLabels, 'the Redis Service selects the Redis pod');
+  const shared = parseConfig(byKind.ConfigMap.data['gateway.yaml'], 'configmap').state?.redis.url;
+  t.equal(shared, `redis://${redisService.metadata.name}:${redisService.spec.ports[0].port}`, 'the gateways use it');
 });

@@ -28,6 +28,18 @@ t.test('a full config in its typed form', async (tt) => {
       tenant: { mode: 'set', value: 'internal' },
       allowedHosts: ['billing-2.internal'],
       allowPlaintextInterfaces: false,
+      endpoints: [{ url: 'http://billing:9000/a2a/jsonrpc', weight: 1, name: 'endpoint-0' }],
+      sharedTaskStore: false,
+      loadBalancing: 'least-request',
+      healthCheck: undefined,
+      outlierDetection: {
+        consecutiveFailures: 5,
+        baseEjectionMs: 30000,
+        maxEjectionMs: 300000,
+        maxEjectionPercent: 10,
+      },
+      circuitBreaker: { maxConnections: 1024, maxPending: 1024 },
+      affinityTtlSeconds: 86400,
     },
     card: {
       file: join(DIR, 'billing-card.json'),

@@ -86,6 +86,23 @@ const LOADED: Record<string, (c: GatewayConfig, r: RouteConfig) => unknown> = {
   'routes[].auth.jwt.clockSkewSeconds': (_c, r) => r.auth?.jwt?.clockSkewSeconds,
   'routes[].auth.mtls': (_c, r) => r.auth?.mtls,
   'routes[].auth.advertise': (_c, r) => r.auth?.advertise,
+  'state.redis.keyPrefix': (c) => c.state?.redis.keyPrefix,
+  'state.redis.rateLimitFailure': (c) => c.state?.redis.rateLimitFailure,
+  'state.redis.commandTimeoutMs': (c) => c.state?.redis.commandTimeoutMs,
+  'routes[].upstream.endpoints[].weight': (_c, r) => r.upstream.endpoints[0]?.weight,
+  'routes[].upstream.sharedTaskStore': (_c, r) => r.upstream.sharedTaskStore,
+  'routes[].upstream.loadBalancing': (_c, r) => r.upstream.loadBalancing,
+  'routes[].upstream.healthCheck.intervalMs': (c) => c.routes[1]?.upstream.healthCheck?.intervalMs,
+  'routes[].upstream.healthCheck.timeoutMs': (c) => c.routes[1]?.upstream.healthCheck?.timeoutMs,
+  'routes[].upstream.healthCheck.unhealthyThreshold': (c) => c.routes[1]?.upstream.healthCheck?.unhealthyThreshold,
+  'routes[].upstream.healthCheck.healthyThreshold': (c) => c.routes[1]?.upstream.healthCheck?.healthyThreshold,
+  'routes[].upstream.outlierDetection.consecutiveFailures': (_c, r) => r.upstream.outlierDetection.consecutiveFailures,
+  'routes[].upstream.outlierDetection.baseEjectionMs': (_c, r) => r.upstream.outlierDetection.baseEjectionMs,
+  'routes[].upstream.outlierDetection.maxEjectionMs': (_c, r) => r.upstream.outlierDetection.maxEjectionMs,
+  'routes[].upstream.outlierDetection.maxEjectionPercent': (_c, r) => r.upstream.outlierDetection.maxEjectionPercent,
+  'routes[].upstream.circuitBreaker.maxConnections': (_c, r) => r.upstream.circuitBreaker.maxConnections,
+  'routes[].upstream.circuitBreaker.maxPending': (_c, r) => r.upstream.circuitBreaker.maxPending,
+  'routes[].upstream.affinityTtlSeconds': (_c, r) => r.upstream.affinityTtlSeconds,
 };
 
 function schemaAt(path: string): SchemaNode {
@@ -103,12 +120,16 @@ t.test("the schema's defaults are what the loader applies", async (tt) => {
   const config = parseConfig(
     `tracing: { otlpEndpoint: http://127.0.0.1:4318 }
 limits: {}
+state: { redis: { url: 'redis://127.0.0.1:9' } }
 routes:
   - name: r
     upstream: { url: http://127.0.0.1:9 }
     cors: { allowOrigins: ['*'] }
     rateLimit: { requestsPerSecond: 1 }
     auth: { apiKey: { name: X-Key, keys: [{ id: k, key: abcdefgh }] }, jwt: { jwksUrl: http://127.0.0.1:9/jwks } }
+  - name: replicas
+    match: { pathPrefix: /replicas }
+    upstream: { endpoints: [{ url: http://127.0.0.1:9 }, { url: http://127.0.0.1:10 }] }
 `,
     'defaults.yaml',
   );

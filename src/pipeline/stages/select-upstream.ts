@@ -38,11 +38,13 @@ export function selectUpstreamStage(cards: CardService, log: Logger): Stage {
   return {
     name: 'selectUpstream',
     wrap: (next, route) => async (call) => {
+      // on a route with several endpoints, the one stage placeEndpoint chose (its card, its URL)
+      const at = call.endpoint?.route ?? route;
       if (isRelay(call)) {
-        call.upstream = { binding: call.inbound, url: route.upstream.url, tenant: '', version: route.upstream.version };
+        call.upstream = { binding: call.inbound, url: at.upstream.url, tenant: '', version: route.upstream.version };
         return next(call);
       }
-      const candidates = await interfacesOf(route, cards);
+      const candidates = await interfacesOf(at, cards);
       if (candidates.length === 0) throw A2AError.of('UPSTREAM_UNAVAILABLE', 'no usable upstream interface');
       // an upstream may echo a secret of the call in its error: redacted here as in the call's log line
       const why = (e: unknown): string => {

@@ -1,0 +1,165 @@
+// Stage `placeEndpoint` (issue 14): on a route with several endpoints, which
+// replica of the agent gets the call. A call about a known task goes to the
+// endpoint that created it (task affinity, learned from answers: the Task in
+// a result, the ids of the first stream event), a new task in a known context
+// to the context's endpoint, anything else to the balancer's pick among the
+// available endpoints, through that endpoint's circuit breaker. A call that
+// fails before the agent answered (refused, reset, timed out, unavailable)
+// counts towards the endpoint's outlier ejection, and is sent once more to
+// another endpoint when that is safe: a refused connection never reached the
+// agent; idempotent calls (§3.3.1) may be repeated; SendMessage otherwise
+// never is. When a task's own endpoint is down, its reads fail over only if
+// the replicas share a task store (`upstream.sharedTaskStore`); otherwise the
+// caller gets UPSTREAM_UNAVAILABLE naming the task — never a TaskNotFound
+// from a replica that cannot know it. Streams are placed the same way: their
+// first event is awaited here, so a stream that fails to start is handled as
+// a unary call that fails. One-endpoint routes skip the stage.
+import type { Logger } from 'pino';
+import type { RouteConfig } from '../../config/types.js';
+import { A2AError } from '../../errors/a2a-error.js';
+import type { StreamResponse } from '../../gen/a2a_pb.js';
+import { answerIds, requestIds, type Affinity, type TaskIds } from '../../upstream/affinity.js';
+import type { Endpoints, Member } from '../../upstream/endpoints.js';
+import type { Answer, Call } from '../call.js';
+import { ended, type Handler, type Stage } from '../stage.js';
+
+const NO_IDS: TaskIds = { task: '', context: '' };
+
+/** Why the call failed without an answer from the agent, or undefined when the agent answered (an A2A error). */
+function endpointFailure(e: unknown): string | undefined {
+  if (!(e instanceof A2AError)) return undefined;
+  if (e.connectionRefused) return 'connection refused';
+  if (e.connectionReset) return 'connection reset';
+  if (e.errorName === 'UPSTREAM_TIMEOUT' || e.errorName === 'UPSTREAM_UNAVAILABLE') return e.internal ?? e.message;
+  return undefined;
+}
+
+function taskUnavailable(route: RouteConfig, task: string, owner: Member, cause?: unknown): A2AError {
+  const err = A2AError.of(
+    'UPSTREAM_UNAVAILABLE',
+    `task "${task}" is held by endpoint "${owner.endpoint.name}" of route "${route.name}", which is unavailable; ` +
+      'the endpoints do not share a task store (upstream.sharedTaskStore), so no other one can answer for it',
+    { metadata: { taskId: task, endpoint: owner.endpoint.name }, cause },
+  );
+  err.internal = endpointFailure(cause) ?? owner.endpoint.reason;
+  return err;
+}
+
+interface Placement {
+  member: Member;
+  /** The endpoint that holds the call's task, when known. */
+  owner: Member | undefined;
+}
+
+export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log: Logger): Stage {
+  return {
+    name: 'placeEndpoint',
+    wrap: (next, route) => {
+      if (route.upstream.endpoints.length < 2) return next;
+      const set = endpoints.of(route);
+      const up = route.upstream;
+      const ttl = up.affinityTtlSeconds;
+
+      const learn = async (ids: TaskIds, m: Member): Promise<void> => {
+        await Promise.all([
+          affinity.learn(route.name, 'task', ids.task, m.endpoint.url, ttl),
+          affinity.learn(route.name, 'context', ids.context, m.endpoint.url, ttl),
+        ]);
+      };
+
+      const place = async (call: Call): Promise<Placement> => {
+        const ids = call.envelope ? requestIds(call.envelope) : NO_IDS;
+        if (ids.task) {
+          const owner = set.byUrl(await affinity.owner(route.name, 'task', ids.task, ttl));
+          if (owner?.endpoint.available) return { member: owner, owner };
+          if (owner) {
+            const failsOver = call.method.idempotent || call.method.name === 'SubscribeToTask';
+            if (!up.sharedTaskStore || !failsOver) throw taskUnavailable(route, ids.task, owner);
+            return { member: set.pick(owner) ?? owner, owner: undefined };
+          }
+        }
+        if (ids.context) {
+          const owner = set.byUrl(await affinity.owner(route.name, 'context', ids.context, ttl));
+          if (owner?.endpoint.available) return { member: owner, owner: undefined };
+        }
+        return { member: set.pick()!, owner: undefined };
+      };
+
+      /** One try on `m`: the answer with its first stream event in hand (so a stream that cannot start fails here). */
+      const attempt = async (call: Call, m: Member): Promise<Answer> => {
+        call.endpoint = m;
+        const release = await m.endpoint.admit(up.circuitBreaker, call.signal);
+        ended(call, release);
+        try {
+          const answer = await next(call);
+          if (answer.kind === 'unary') {
+            await learn(answerIds(answer.response), m);
+            return answer;
+          }
+          if (answer.kind !== 'stream') return answer;
+          const it = answer.events[Symbol.asyncIterator]();
+          const first = await it.next();
+          return { kind: 'stream', events: learning(first, it, m) };
+        } catch (e) {
+          release();
+          throw e;
+        }
+      };
+
+      async function* learning(
+        first: IteratorResult<StreamResponse>,
+        it: AsyncIterator<StreamResponse>,
+        m: Member,
+      ): AsyncGenerator<StreamResponse> {
+        let known = false;
+        try {
+          for (let r = first; !r.done; r = await it.next()) {
+            if (!known) {
+              const ids = answerIds(r.value);
+              if (ids.task) {
+                known = true;
+                await learn(ids, m);
+              }
+            }
+            yield r.value;
+          }
+        } finally {
+          await it.return?.();
+        }
+      }
+
+      const run = async (call: Call): Promise<Answer> => {
+        const { member, owner } = await place(call);
+        try {
+          const answer = await attempt(call, member);
+          endpoints.succeeded(member);
+          return answer;
+        } catch (e) {
+          const broke = endpointFailure(e);
+          if (broke === undefined) throw e;
+          endpoints.failed(set, member, broke);
+          const refused = e instanceof A2AError && e.connectionRefused;
+          const task = call.envelope ? requestIds(call.envelope).task : '';
+          if (owner && !up.sharedTaskStore) throw taskUnavailable(route, task, owner, e);
+          if (!(refused || call.method.idempotent || call.method.name === 'SubscribeToTask')) throw e;
+          const other = set.pick(member);
+          if (!other || call.signal.aborted) throw e;
+          log.warn(
+            { requestId: call.requestId, route: route.name, endpoint: member.endpoint.name, err: broke },
+            `endpoint failed before answering; sending the call to endpoint "${other.endpoint.name}"`,
+          );
+          try {
+            const answer = await attempt(call, other);
+            endpoints.succeeded(other);
+            return answer;
+          } catch (e2) {
+            const broke2 = endpointFailure(e2);
+            if (broke2 !== undefined) endpoints.failed(set, other, broke2);
+            throw e2;
+          }
+        }
+      };
+      return run satisfies Handler;
+    },
+  };
+}

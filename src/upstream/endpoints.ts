@@ -1,0 +1,260 @@
+// A route's endpoints (issue 14), the model of an Envoy cluster's hosts: each
+// endpoint's state — calls in flight, the active health checks' verdict, the
+// passive outlier ejection (failures in a row eject it for the base time
+// times the number of its ejections, up to a maximum; at most
+// maxEjectionPercent of the route's endpoints at once, at least one), its
+// circuit breaker (calls in flight up to maxConnections, then up to
+// maxPending waiting, then UPSTREAM_OVERLOADED at once) — kept per route name
+// and URL so a reload does not forget it; and per route configuration the set
+// the balancer picks from (available endpoints; all of them, Envoy's panic
+// mode, when none is). Each endpoint is reached as a copy of the route whose
+// upstream is that endpoint alone (its card, its interfaces, its pools).
+import type { Logger } from 'pino';
+import type { CircuitBreakerConfig, HealthCheckConfig, RouteConfig } from '../config/types.js';
+import { RETRY_INFO_TYPE } from '../core/limits.js';
+import { A2AError } from '../errors/a2a-error.js';
+import { leastRequest, roundRobin, type Balanced } from './balancer.js';
+
+export type EndpointStatus = 'healthy' | 'unhealthy' | 'ejected';
+
+/** One endpoint as readiness and the admin side see it (its name, never its URL). */
+export interface EndpointReport {
+  name: string;
+  status: EndpointStatus;
+  activeRequests: number;
+  ejections: number;
+  reason?: string;
+}
+
+/** What the directory tells the metrics. */
+export interface EndpointObserver {
+  status(route: string, endpoint: string, status: EndpointStatus): void;
+  ejected(route: string, endpoint: string): void;
+  active(route: string, endpoint: string, n: number): void;
+}
+
+const copies = new WeakMap<RouteConfig, RouteConfig[]>();
+
+/** The route as each endpoint is reached: the route itself when it has one endpoint. */
+export function endpointRoutes(route: RouteConfig): RouteConfig[] {
+  if (route.upstream.endpoints.length <= 1) return [route];
+  let list = copies.get(route);
+  if (!list) {
+    list = route.upstream.endpoints.map((e) => ({
+      ...route,
+      upstream: { ...route.upstream, url: e.url, endpoints: [e] },
+    }));
+    copies.set(route, list);
+  }
+  return list;
+}
+
+export class Endpoint {
+  active = 0;
+  healthy = true;
+  checkFails = 0;
+  checkPasses = 0;
+  failures = 0;
+  ejections = 0;
+  ejectedUntil = 0;
+  reason: string | undefined;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(
+    readonly routeName: string,
+    readonly name: string,
+    readonly url: string,
+    private readonly observer: EndpointObserver | undefined,
+  ) {}
+
+  get ejected(): boolean {
+    return this.ejectedUntil > Date.now();
+  }
+
+  get available(): boolean {
+    return this.healthy && !this.ejected;
+  }
+
+  get status(): EndpointStatus {
+    return !this.healthy ? 'unhealthy' : this.ejected ? 'ejected' : 'healthy';
+  }
+
+  /** The circuit breaker: a connection slot now, or after waiting as one of at most maxPending; else overloaded. */
+  async admit(cb: CircuitBreakerConfig, signal: AbortSignal): Promise<() => void> {
+    if (this.active >= cb.maxConnections) {
+      if (this.waiting.length >= cb.maxPending) {
+        throw A2AError.of(
+          'UPSTREAM_OVERLOADED',
+          `endpoint "${this.name}" has ${cb.maxConnections} calls in flight and ${cb.maxPending} waiting (upstream.circuitBreaker); retry later`,
+          { details: [{ '@type': RETRY_INFO_TYPE, retryDelay: '1s' }] },
+        );
+      }
+      await new Promise<void>((resolve, reject) => {
+        const go = (): void => {
+          signal.removeEventListener('abort', gone);
+          resolve();
+        };
+        const gone = (): void => {
+          this.waiting.splice(this.waiting.indexOf(go), 1);
+          reject(A2AError.of('CANCELLED', 'the caller went away while the call waited for the endpoint'));
+        };
+        this.waiting.push(go);
+        signal.addEventListener('abort', gone, { once: true });
+      });
+    }
+    this.active++;
+    this.observer?.active(this.routeName, this.name, this.active);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      this.observer?.active(this.routeName, this.name, this.active);
+      this.waiting.shift()?.();
+    };
+  }
+}
+
+/** An endpoint in one route configuration: its weight there and its round-robin state. */
+export class Member implements Balanced {
+  current = 0;
+  constructor(
+    readonly endpoint: Endpoint,
+    /** The route with this endpoint as its only upstream. */
+    readonly route: RouteConfig,
+    readonly weight: number,
+  ) {}
+  get active(): number {
+    return this.endpoint.active;
+  }
+}
+
+export class EndpointSet {
+  constructor(
+    readonly route: RouteConfig,
+    readonly members: readonly Member[],
+  ) {}
+
+  byUrl(url: string | undefined): Member | undefined {
+    return url === undefined ? undefined : this.members.find((m) => m.endpoint.url === url);
+  }
+
+  /** The next endpoint for a new call, leaving out `except`; undefined when there is no other. */
+  pick(except?: Member): Member | undefined {
+    const others = this.members.filter((m) => m !== except);
+    if (others.length === 0) return undefined;
+    const up = others.filter((m) => m.endpoint.available);
+    const from = up.length > 0 ? up : others;
+    return this.route.upstream.loadBalancing === 'round-robin' ? roundRobin(from) : leastRequest(from);
+  }
+}
+
+export class Endpoints {
+  private readonly byKey = new Map<string, Endpoint>();
+  private readonly sets = new WeakMap<RouteConfig, EndpointSet>();
+
+  constructor(
+    private readonly log: Logger,
+    private readonly observer?: EndpointObserver,
+  ) {}
+
+  private endpoint(route: string, name: string, url: string): Endpoint {
+    const key = `${route}\u0000${url}`;
+    let e = this.byKey.get(key);
+    if (!e || e.name !== name) {
+      e = new Endpoint(route, name, url, this.observer);
+      this.byKey.set(key, e);
+      this.observer?.status(route, name, 'healthy');
+    }
+    return e;
+  }
+
+  of(route: RouteConfig): EndpointSet {
+    let set = this.sets.get(route);
+    if (!set) {
+      const routes = endpointRoutes(route);
+      const members = route.upstream.endpoints.map(
+        (e, i) => new Member(this.endpoint(route.name, e.name, e.url), routes[i]!, e.weight),
+      );
+      set = new EndpointSet(route, members);
+      this.sets.set(route, set);
+    }
+    return set;
+  }
+
+  /** After a reload: forget the endpoints no route lists any more. */
+  retain(routes: readonly RouteConfig[]): void {
+    const keep = new Set(routes.flatMap((r) => r.upstream.endpoints.map((e) => `${r.name}\u0000${e.url}`)));
+    for (const key of this.byKey.keys()) if (!keep.has(key)) this.byKey.delete(key);
+  }
+
+  /** The endpoints of a route, for readiness and the admin side. */
+  report(route: RouteConfig): EndpointReport[] {
+    return this.of(route).members.map(({ endpoint: e }) => ({
+      name: e.name,
+      status: e.status,
+      activeRequests: e.active,
+      ejections: e.ejections,
+      ...(e.status !== 'healthy' && e.reason ? { reason: e.reason } : {}),
+    }));
+  }
+
+  succeeded(m: Member): void {
+    const e = m.endpoint;
+    e.failures = 0;
+    // a healthy stretch as long as the base ejection time takes one ejection off the multiplier
+    const od = m.route.upstream.outlierDetection;
+    if (e.ejections > 0 && !e.ejected && Date.now() > e.ejectedUntil + od.baseEjectionMs) {
+      e.ejections--;
+      e.ejectedUntil = Date.now();
+    }
+  }
+
+  /** A call failed on the endpoint without an answer (refused, reset, timed out, unavailable). */
+  failed(set: EndpointSet, m: Member, why: string): void {
+    const e = m.endpoint;
+    e.failures++;
+    e.reason = why;
+    const od = set.route.upstream.outlierDetection;
+    if (set.members.length < 2 || e.failures < od.consecutiveFailures || e.ejected) return;
+    const ejected = set.members.filter((x) => x.endpoint.ejected).length;
+    if (ejected >= Math.max(1, Math.floor((set.members.length * od.maxEjectionPercent) / 100))) return;
+    e.ejections++;
+    const ms = Math.min(od.baseEjectionMs * e.ejections, od.maxEjectionMs);
+    e.ejectedUntil = Date.now() + ms;
+    e.failures = 0;
+    this.observer?.ejected(e.routeName, e.name);
+    this.observer?.status(e.routeName, e.name, e.status);
+    this.log.warn(
+      { route: e.routeName, endpoint: e.name, ejectedForMs: ms, err: why },
+      'endpoint ejected after failures in a row (upstream.outlierDetection)',
+    );
+    const back = setTimeout(() => this.observer?.status(e.routeName, e.name, e.status), ms + 1);
+    back.unref();
+  }
+
+  /** An active health check's result. */
+  checked(m: Member, hc: HealthCheckConfig, ok: boolean, why?: string): void {
+    const e = m.endpoint;
+    if (ok) {
+      e.checkFails = 0;
+      e.checkPasses++;
+      // Envoy's default: a passing active check also ends an ejection
+      if (e.ejected) e.ejectedUntil = Date.now();
+      if (!e.healthy && e.checkPasses >= hc.healthyThreshold) {
+        e.healthy = true;
+        e.failures = 0;
+        this.log.info({ route: e.routeName, endpoint: e.name }, 'endpoint healthy again');
+      }
+    } else {
+      e.checkPasses = 0;
+      e.checkFails++;
+      e.reason = why;
+      if (e.healthy && e.checkFails >= hc.unhealthyThreshold) {
+        e.healthy = false;
+        this.log.warn({ route: e.routeName, endpoint: e.name, err: why }, 'endpoint failed its health checks');
+      }
+    }
+    this.observer?.status(e.routeName, e.name, e.status);
+  }
+}

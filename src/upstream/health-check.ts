@@ -1,0 +1,134 @@
+// Active health checks of a route's endpoints (issue 14; Envoy's
+// health_check): every `upstream.healthCheck.intervalMs`, each endpoint of a
+// route with a check configured (the default when it has several) is probed
+// — HTTP endpoints by fetching their agent card (spec §8.2: the well-known
+// URI under the endpoint; any answer below 500 means the agent is up), gRPC
+// endpoints by grpc.health.v1.Health/Check (SERVING, or UNIMPLEMENTED from an
+// agent without the health service, means up; NOT_SERVING, an error or no
+// answer in `timeoutMs` means down). The verdicts go to the Endpoints
+// directory, which applies the thresholds.
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { Agent, request } from 'undici';
+import { WELL_KNOWN_CARD } from '../card/upstream-card.js';
+import type { RouteConfig } from '../config/types.js';
+import { grpcChannel, tlsKey, undiciConnect } from '../tls/upstream-tls.js';
+import type { EndpointSet, Endpoints, Member } from './endpoints.js';
+
+const HEALTH_CHECK = '/grpc.health.v1.Health/Check';
+/** HealthCheckResponse{status: SERVING} and an empty one (status UNKNOWN, taken as not serving). */
+const NOT_SERVING = 2;
+
+/** The card URL probed for an HTTP endpoint: the base URL's well-known card (auto), or its origin's. */
+function probeUrl(route: RouteConfig): string {
+  const url = route.upstream.url;
+  if (url.endsWith('.json')) return url;
+  return route.upstream.binding === 'auto'
+    ? `${url.replace(/\/+$/, '')}${WELL_KNOWN_CARD}`
+    : `${new URL(url).origin}${WELL_KNOWN_CARD}`;
+}
+
+export class HealthChecker {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly channels = new Map<string, grpc.Client>();
+  private readonly agents = new Map<string, Agent>();
+
+  constructor(
+    private readonly endpoints: Endpoints,
+    private readonly log: Logger,
+  ) {}
+
+  /** Checks the routes in force (after start and after each reload): one timer per route with checks. */
+  watch(routes: readonly RouteConfig[]): void {
+    this.stop();
+    for (const route of routes) {
+      const hc = route.upstream.healthCheck;
+      if (!hc) continue;
+      const set = this.endpoints.of(route);
+      const round = (): void => void this.round(set);
+      round();
+      const timer = setInterval(round, hc.intervalMs);
+      timer.unref();
+      this.timers.set(route.name, timer);
+    }
+  }
+
+  /** Probes every endpoint of the set once (the tests and the first round at start use this). */
+  async round(set: EndpointSet): Promise<void> {
+    const hc = set.route.upstream.healthCheck;
+    if (!hc) return;
+    await Promise.all(
+      set.members.map(async (m) => {
+        const why = await this.probe(m, hc.timeoutMs).catch((e: unknown) => (e as Error).message);
+        this.endpoints.checked(m, hc, why === undefined, why);
+      }),
+    );
+  }
+
+  /** undefined when the endpoint is up, else why not. */
+  private probe(m: Member, timeoutMs: number): Promise<string | undefined> {
+    return m.route.upstream.binding === 'GRPC' ? this.probeGrpc(m, timeoutMs) : this.probeHttp(m, timeoutMs);
+  }
+
+  private async probeHttp(m: Member, timeoutMs: number): Promise<string | undefined> {
+    const tls = m.route.upstream.tls;
+    let dispatcher: Agent | undefined;
+    if (tls) {
+      const key = tlsKey(tls);
+      dispatcher = this.agents.get(key);
+      if (!dispatcher) {
+        dispatcher = new Agent({ connect: undiciConnect(tls)! });
+        this.agents.set(key, dispatcher);
+      }
+    }
+    const res = await request(probeUrl(m.route), {
+      ...(dispatcher ? { dispatcher } : {}),
+      headers: { accept: 'application/json', 'a2a-version': '1.0' },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await res.body.dump();
+    return res.statusCode < 500 ? undefined : `health check answered HTTP ${res.statusCode}`;
+  }
+
+  private probeGrpc(m: Member, timeoutMs: number): Promise<string | undefined> {
+    const address = m.route.upstream.url.replace(/^grpcs?:\/\//, '').replace(/\/+$/, '');
+    const tls = m.route.upstream.tls;
+    const key = `${address} ${tlsKey(tls)}`;
+    let client = this.channels.get(key);
+    if (!client) {
+      const { credentials, options } = grpcChannel(tls);
+      client = new grpc.Client(address, credentials, { ...options, 'grpc.use_local_subchannel_pool': 1 });
+      this.channels.set(key, client);
+    }
+    return new Promise((resolve) => {
+      client.makeUnaryRequest(
+        HEALTH_CHECK,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.alloc(0),
+        { deadline: Date.now() + timeoutMs },
+        (err, res) => {
+          if (err) resolve(err.code === grpc.status.UNIMPLEMENTED ? undefined : `health check: ${err.details}`);
+          // HealthCheckResponse: field 1 (status), a varint
+          else resolve(res?.[0] === 0x08 && res[1] !== NOT_SERVING ? undefined : 'health check: NOT_SERVING');
+        },
+      );
+    });
+  }
+
+  stop(): void {
+    for (const t of this.timers.values()) clearInterval(t);
+    this.timers.clear();
+  }
+
+  close(): void {
+    this.stop();
+    for (const c of this.channels.values()) c.close();
+    this.channels.clear();
+    for (const a of this.agents.values()) void a.close();
+    this.agents.clear();
+    this.log.debug('health checks stopped');
+  }
+}
