@@ -70,7 +70,7 @@ export function target(binding: Binding, method: MethodName, e: Endpoint, p: Jso
   };
 }
 
-/** Opens a stream and resolves at its first event (ms), then at its end with the event count. */
+/** Opens a stream and resolves at its first event (ms; NaN when it ended or failed first), then at its end with the event count. */
 export function openStream(t: Target): { first: Promise<number>; done: Promise<number>; cancel(): void } {
   const t0 = process.hrtime.bigint();
   let firstResolve!: (ms: number) => void;
@@ -100,6 +100,9 @@ export function openStream(t: Target): { first: Promise<number>; done: Promise<n
       call.on('data', () => seen(1));
       call.on('end', () => resolve(count));
       call.on('error', () => resolve(count));
+    }).then((n) => {
+      if (n === 0) firstResolve(NaN);
+      return n;
       call.on('close', () => client.close());
     });
     return { first, done, cancel: () => call.cancel() };
@@ -117,6 +120,7 @@ export function openStream(t: Target): { first: Promise<number>; done: Promise<n
     } catch {
       // cancelled
     }
+    if (count === 0) firstResolve(NaN);
     return count;
   })();
   return { first, done, cancel: () => ac.abort() };

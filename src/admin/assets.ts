@@ -38,6 +38,10 @@ export const CONSOLE_JS = String.raw`(function () {
       badge.setAttribute('data-health', e.health);
       div.appendChild(badge);
       div.appendChild(document.createTextNode(' '));
+      if (e.name) {
+        div.appendChild(el('b', '', e.name));
+        div.appendChild(document.createTextNode(' '));
+      }
       div.appendChild(el('code', '', e.url));
       div.appendChild(document.createTextNode(' '));
       div.appendChild(el('small', 'reason', e.reason));

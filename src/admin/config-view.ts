@@ -1,7 +1,7 @@
 // The active configuration as the admin console shows it: the typed form
 // (defaults filled in) with every secret masked — API keys, the credential a
 // route sets towards its agent, the tracing exporter's headers, passwords in
-// URLs — and then any remaining occurrence of those values anywhere in the
+// URLs (endpoints and Redis included) — and then any remaining occurrence of those values anywhere in the
 // text (a key pasted into a URL's query) replaced as well (core/secrets.ts).
 import type { GatewayConfig, RouteConfig } from '../config/types.js';
 import { REDACTED, redactText } from '../core/secrets.js';
@@ -25,7 +25,7 @@ function secretsIn(config: GatewayConfig): string[] {
     for (const k of r.auth?.apiKey?.keys ?? []) out.push(k.key);
     const c = r.upstream.credentials;
     if (c.mode === 'set') out.push(c.value, c.value.replace(/^\S+\s+/, ''));
-    for (const url of [r.upstream.url, r.card.url, r.auth?.jwt?.jwksUrl]) {
+    for (const url of [r.upstream.url, ...r.upstream.endpoints.map((e) => e.url), r.card.url, r.auth?.jwt?.jwksUrl]) {
       if (!url) continue;
       try {
         const p = new URL(url).password;
@@ -36,6 +36,11 @@ function secretsIn(config: GatewayConfig): string[] {
     }
   }
   for (const v of Object.values(config.tracing?.headers ?? {})) out.push(v);
+  const redis = config.state?.redis.url;
+  if (redis) {
+    const p = new URL(redis).password;
+    if (p) out.push(p, decodeURIComponent(p));
+  }
   // short values would mask ordinary words; the longest first so no part of one is left
   return [...new Set(out.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
 }
@@ -47,6 +52,7 @@ function maskRoute(r: RouteConfig): RouteConfig {
     upstream: {
       ...r.upstream,
       url: maskUrl(r.upstream.url),
+      endpoints: r.upstream.endpoints.map((e) => ({ ...e, url: maskUrl(e.url) })),
       credentials: c.mode === 'set' ? { ...c, value: REDACTED } : c,
     },
     card: { ...r.card, url: r.card.url === undefined ? undefined : maskUrl(r.card.url) },
@@ -67,6 +73,7 @@ export function maskedConfig(config: GatewayConfig): unknown {
       otlpEndpoint: maskUrl(config.tracing.otlpEndpoint),
       headers: Object.fromEntries(Object.keys(config.tracing.headers).map((k) => [k, REDACTED])),
     },
+    state: config.state && { redis: { ...config.state.redis, url: maskUrl(config.state.redis.url) } },
     routes: config.routes.map(maskRoute),
   };
   return scrubStrings(JSON.parse(JSON.stringify(masked)) as unknown, secretsIn(config));

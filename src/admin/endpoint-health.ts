@@ -15,6 +15,8 @@ import { maskUrl } from './config-view.js';
 export type Health = 'healthy' | 'unhealthy' | 'unknown';
 
 export interface EndpointStatus {
+  /** The endpoint's configured name (routes with several endpoints). */
+  name?: string;
   url: string;
   health: Health;
   /** Why, in words (the last failure, or what the judgement rests on). */
@@ -62,10 +64,12 @@ export class EndpointHealth {
 
   /** The route's endpoints with their health. */
   endpoints(route: RouteConfig): EndpointStatus[] {
-    if (this.directory && (route.upstream.endpoints.length > 1 || route.upstream.healthCheck)) {
+    // the same rule as readiness and placement: the directory decides for routes with several endpoints
+    if (this.directory && route.upstream.endpoints.length > 1) {
       const urls = new Map(route.upstream.endpoints.map((e) => [e.name, e.url]));
       return this.directory(route).map((e) => ({
-        url: `${e.name} ${maskUrl(urls.get(e.name) ?? '')}`,
+        name: e.name,
+        url: maskUrl(urls.get(e.name) ?? ''),
         health: e.status === 'healthy' ? 'healthy' : 'unhealthy',
         reason:
           e.status === 'healthy'

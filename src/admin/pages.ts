@@ -23,7 +23,8 @@ function endpointsCell(r: RouteView): Safe {
   return html`${r.endpoints.map(
     (e) =>
       html`<div class="endpoint">
-        <span class="health health-${e.health}" data-health="${e.health}">${e.health}</span> <code>${e.url}</code>
+        <span class="health health-${e.health}" data-health="${e.health}">${e.health}</span>
+        ${e.name ? html`<b>${e.name}</b> ` : ''}<code>${e.url}</code>
         <small class="reason">${e.reason}</small>
       </div>`,
   )}`;

@@ -211,10 +211,13 @@ export class CardStore {
     }
   }
 
-  /** No card yet and the upstream cannot give one: the last good card another replica saw, from Redis. */
+  /**
+   * No card yet and the upstream cannot give one: the last good card another replica saw, from Redis — never on a
+   * route that verifies its upstream's card signature (a copy in Redis is not a card this process verified).
+   */
   private async lastGood(route: RouteConfig, e: Entry): Promise<boolean> {
     const s = this.shared;
-    if (!s?.ready) return false;
+    if (!s?.ready || route.card.verifyJwksFile) return false;
     try {
       const text = await s.client.get(s.key('card', route.name, e.source));
       if (text === null) return false;

@@ -9,6 +9,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import type { CardService } from '../card/card-service.js';
 import type { RouteTable } from '../routing/generation.js';
+import { withoutAddresses } from '../errors/addresses.js';
 import type { EndpointReport, Endpoints } from '../upstream/endpoints.js';
 import { A2AService } from '../gen/a2a_pb.js';
 
@@ -35,7 +36,9 @@ export class Health {
   async readiness(): Promise<Readiness> {
     const routes = await Promise.all(
       this.table.config.routes.map(async (r) => {
-        const card = await this.cards.status(r);
+        const status = await this.cards.status(r);
+        // readiness may be public (no admin listener): reasons without the upstreams' addresses
+        const card = status.reason ? { ...status, reason: withoutAddresses(status.reason) } : status;
         if (!this.endpoints || r.upstream.endpoints.length < 2) return { name: r.name, ...card };
         const endpoints = this.endpoints.report(r);
         const none = endpoints.every((e) => e.status !== 'healthy');

@@ -12,6 +12,7 @@
 // request head, runs it here, and writes the Answer or the A2AError back in
 // its own binding. Spec: §3 (operations, errors), §7.4, §8.3, §13.
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.js';
 import type { CardService } from '../card/card-service.js';
@@ -86,6 +87,8 @@ export class Pipeline {
 
   constructor(private readonly deps: PipelineDeps) {
     const { cards, log, metrics } = deps;
+    // every open stream listens for the drain: thousands at once are expected, not a leak
+    setMaxListeners(0, this.drain.signal);
     this.limits = new Limits(deps.shared, log);
     const endpoints = deps.endpoints ?? new Endpoints(log);
     const affinity = deps.affinity ?? new Affinity(undefined, log);

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { CircuitBreakerConfig, HealthCheckConfig, RouteConfig } from '../config/types.js';
 import { RETRY_INFO_TYPE } from '../core/limits.js';
 import { A2AError } from '../errors/a2a-error.js';
+import { withoutAddresses } from '../errors/addresses.js';
 import { leastRequest, roundRobin, type Balanced } from './balancer.js';
 
 export type EndpointStatus = 'healthy' | 'unhealthy' | 'ejected';
@@ -79,7 +80,18 @@ export class Endpoint {
     return !this.healthy ? 'unhealthy' : this.ejected ? 'ejected' : 'healthy';
   }
 
-  /** The circuit breaker: a connection slot now, or after waiting as one of at most maxPending; else overloaded. */
+  /** Forgets the active checks' verdict (they were turned off). */
+  clearChecks(): void {
+    this.healthy = true;
+    this.checkFails = 0;
+    this.checkPasses = 0;
+    this.observer?.status(this.routeName, this.name, this.status);
+  }
+
+  /**
+   * The circuit breaker: a connection slot now, or after waiting as one of at most maxPending (a released slot is
+   * handed to the first waiter, so nobody arriving meanwhile takes it); else overloaded.
+   */
   async admit(cb: CircuitBreakerConfig, signal: AbortSignal): Promise<() => void> {
     if (this.active >= cb.maxConnections) {
       if (this.waiting.length >= cb.maxPending) {
@@ -89,6 +101,7 @@ export class Endpoint {
           { details: [{ '@type': RETRY_INFO_TYPE, retryDelay: '1s' }] },
         );
       }
+      if (signal.aborted) throw A2AError.of('CANCELLED', 'the caller went away before the endpoint had a slot');
       await new Promise<void>((resolve, reject) => {
         const go = (): void => {
           signal.removeEventListener('abort', gone);
@@ -101,16 +114,18 @@ export class Endpoint {
         this.waiting.push(go);
         signal.addEventListener('abort', gone, { once: true });
       });
+    } else {
+      this.active++;
+      this.observer?.active(this.routeName, this.name, this.active);
     }
-    this.active++;
-    this.observer?.active(this.routeName, this.name, this.active);
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      const next = this.waiting.shift();
+      if (next) return next(); // the slot passes on: active stays
       this.active--;
       this.observer?.active(this.routeName, this.name, this.active);
-      this.waiting.shift()?.();
     };
   }
 }
@@ -173,9 +188,12 @@ export class Endpoints {
     let set = this.sets.get(route);
     if (!set) {
       const routes = endpointRoutes(route);
-      const members = route.upstream.endpoints.map(
-        (e, i) => new Member(this.endpoint(route.name, e.name, e.url), routes[i]!, e.weight),
-      );
+      const members = route.upstream.endpoints.map((e, i) => {
+        const endpoint = this.endpoint(route.name, e.name, e.url);
+        // a config without active checks (a reload may have turned them off): no verdict of theirs stays
+        if (!route.upstream.healthCheck && !endpoint.healthy) endpoint.clearChecks();
+        return new Member(endpoint, routes[i]!, e.weight);
+      });
       set = new EndpointSet(route, members);
       this.sets.set(route, set);
     }
@@ -214,7 +232,8 @@ export class Endpoints {
   failed(set: EndpointSet, m: Member, why: string): void {
     const e = m.endpoint;
     e.failures++;
-    e.reason = why;
+    // readiness and the console show the reason: without the upstream's address (the log has it whole)
+    e.reason = withoutAddresses(why);
     const od = set.route.upstream.outlierDetection;
     if (set.members.length < 2 || e.failures < od.consecutiveFailures || e.ejected) return;
     const ejected = set.members.filter((x) => x.endpoint.ejected).length;
@@ -249,7 +268,7 @@ export class Endpoints {
     } else {
       e.checkPasses = 0;
       e.checkFails++;
-      e.reason = why;
+      e.reason = why === undefined ? undefined : withoutAddresses(why);
       if (e.healthy && e.checkFails >= hc.unhealthyThreshold) {
         e.healthy = false;
         this.log.warn({ route: e.routeName, endpoint: e.name, err: why }, 'endpoint failed its health checks');

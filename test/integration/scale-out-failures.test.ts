@@ -92,12 +92,15 @@ t.test('a replica killed under load', async (tt) => {
     'new tasks go to live replicas (a refused connection is tried on another)',
   );
 
+  let readyText = '';
   const ready = await waitFor(async () => {
     const res = await request(`${gw.adminUrl}/readyz`);
-    const body = (await res.body.json()) as { routes: Array<{ endpoints: Array<{ name: string; status: string }> }> };
+    readyText = await res.body.text();
+    const body = JSON.parse(readyText) as { routes: Array<{ endpoints: Array<{ name: string; status: string }> }> };
     const e = body.routes[0]!.endpoints;
     return e[0]!.status !== 'healthy' ? e : undefined;
   }, 'readiness to show the dead replica');
+  tt.notMatch(readyText, /127\.0\.0\.1|localhost/, 'readiness names no address (its reasons neither)');
   tt.same(
     ready.map((e) => [e.name, e.status === 'healthy']),
     [
@@ -130,6 +133,9 @@ t.test('with sharedTaskStore, reads of a dead replica’s task fail over', async
   const r = await getTask(gw, dead.id);
   // these replicas do not really share a store: the other one answers that it does not know the task
   tt.equal(r.code, -32001, 'the read went to the other replica (its TaskNotFound proves it)');
+  const followUp = await callJsonRpc(gw, 'SendMessage', { message: userMessage('and then', { taskId: dead.id }) }, at);
+  tt.notOk(followUp.ok, 'the other replica does not know the task either');
+  tt.not(followUp.code, -32051, 'a follow-up send fails over too: never the gateway’s "no shared task store" error');
 });
 
 t.test('Redis stopped and restarted mid-test', async (tt) => {

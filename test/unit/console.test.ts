@@ -7,6 +7,7 @@ import t from 'tap';
 import type { GatewayConfig } from '../../src/config/types.js';
 import { maskedConfig, maskUrl } from '../../src/admin/config-view.js';
 import { EndpointHealth } from '../../src/admin/endpoint-health.js';
+import type { EndpointReport } from '../../src/upstream/endpoints.js';
 import { html, Safe } from '../../src/admin/html.js';
 import { RecentErrors } from '../../src/admin/recent-errors.js';
 import { TrafficSampler } from '../../src/admin/traffic.js';
@@ -85,6 +86,36 @@ t.test('the masked config holds no secret and keeps the rest', async (t) => {
   t.equal(config.routes[0]!.auth!.apiKey!.keys[0]!.key, 'api-key-abcdef');
 });
 
+t.test('masked config: the passwords of every endpoint URL and of the Redis URL', async (t) => {
+  const config = gatewayConfig([
+    {
+      name: 'replicas',
+      upstream: {
+        endpoints: [{ url: 'http://u:first-pass-1111@a0:9/rpc' }, { url: 'http://u:second-pass-2222@a1:9/rpc' }],
+        binding: 'JSONRPC',
+      },
+    },
+  ]);
+  config.state = {
+    redis: {
+      url: 'redis://:redis-pass-3333@redis:6379',
+      keyPrefix: 'p:',
+      rateLimitFailure: 'open',
+      commandTimeoutMs: 1000,
+    },
+  };
+  const m = maskedConfig(config) as any;
+  const text = JSON.stringify(m);
+  for (const secret of ['first-pass-1111', 'second-pass-2222', 'redis-pass-3333'])
+    t.notOk(text.includes(secret), `${secret} masked`);
+  t.equal(m.state.redis.url, 'redis://:REDACTED@redis:6379', 'the Redis URL readable');
+  t.same(
+    m.routes[0].upstream.endpoints.map((e: any) => e.url),
+    ['http://u:REDACTED@a0:9/rpc', 'http://u:REDACTED@a1:9/rpc'],
+    'each endpoint readable',
+  );
+});
+
 t.test('the last errors: newest first, OK calls left out, bounded', async (t) => {
   const ring = new RecentErrors(3);
   ring.record(line({ requestId: 'ok' }));
@@ -154,4 +185,37 @@ t.test('traffic: rates, errors and latency per route and binding pair', async (t
   await sampler.sample();
   const idle = (await sampler.view()).routes.find((r) => r.key === 'a')!.points[1]!;
   t.match(idle, { rate: 0, errorRate: 0, latencyMs: null, p95Ms: null }, 'an idle interval');
+});
+
+t.test('endpoint health of a route with several endpoints: the directory’s verdict per endpoint', async (t) => {
+  const config = gatewayConfig([
+    {
+      name: 'replicas',
+      upstream: {
+        endpoints: [
+          { url: 'http://u:pw-0000@a0:9/rpc', name: 'a0' },
+          { url: 'http://a1:9/rpc', name: 'a1' },
+        ],
+        binding: 'JSONRPC',
+      },
+    },
+  ]);
+  const route = config.routes[0]!;
+  const reports: EndpointReport[] = [
+    { name: 'a0', status: 'ejected', activeRequests: 0, ejections: 1, reason: 'connection refused' },
+    { name: 'a1', status: 'healthy', activeRequests: 2, ejections: 0 },
+  ];
+  const health = new EndpointHealth(
+    () => ({ ready: true }),
+    config.routes,
+    () => reports,
+  );
+  health.record(line({ route: 'replicas', outcome: 'OK' }));
+  t.same(
+    health.endpoints(route).map((e) => [e.name, e.url, e.health, e.reason]),
+    [
+      ['a0', 'http://u:REDACTED@a0:9/rpc', 'unhealthy', 'ejected: connection refused'],
+      ['a1', 'http://a1:9/rpc', 'healthy', '2 calls in flight'],
+    ],
+  );
 });

@@ -73,8 +73,8 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
           const owner = set.byUrl(await affinity.owner(route.name, 'task', ids.task, ttl));
           if (owner?.endpoint.available) return { member: owner, owner };
           if (owner) {
-            const failsOver = call.method.idempotent || call.method.name === 'SubscribeToTask';
-            if (!up.sharedTaskStore || !failsOver) throw taskUnavailable(route, ids.task, owner);
+            // replicas that share a task store can each answer for the task: any call for it goes to another one
+            if (!up.sharedTaskStore) throw taskUnavailable(route, ids.task, owner);
             return { member: set.pick(owner) ?? owner, owner: undefined };
           }
         }

@@ -1,0 +1,58 @@
+// The endpoint directory's own rules (src/upstream/endpoints.ts): the circuit
+// breaker hands a released slot to the call that waited for it (a call
+// arriving meanwhile cannot take it), refuses a caller already gone, and a
+// config without active health checks drops their last verdict.
+import { pino } from 'pino';
+import t from 'tap';
+import { routeFromRaw } from '../../src/config/load.js';
+import { Endpoint, Endpoints } from '../../src/upstream/endpoints.js';
+
+const cb = { maxConnections: 1, maxPending: 1 };
+const live = (): AbortSignal => new AbortController().signal;
+
+t.test('a released slot goes to the waiting call, never to one arriving meanwhile', async (t) => {
+  const e = new Endpoint('r', 'e0', 'http://127.0.0.1:9', undefined);
+  const releaseA = await e.admit(cb, live());
+  const b = e.admit(cb, live());
+  releaseA(); // b's now; c, arriving before b runs on, must wait behind it
+  let cHas = false;
+  const c = e.admit(cb, live()).then((r) => ((cHas = true), r));
+  const releaseB = await b;
+  t.equal(e.active, 1, 'one call in flight, never two');
+  t.notOk(cHas, 'c waits');
+  releaseB();
+  const releaseC = await c;
+  t.equal(e.active, 1, 'c has the slot b released');
+  releaseC();
+  t.equal(e.active, 0);
+});
+
+t.test('a caller already gone does not wait for a slot', async (t) => {
+  const e = new Endpoint('r', 'e0', 'http://127.0.0.1:9', undefined);
+  const release = await e.admit(cb, live());
+  const gone = new AbortController();
+  gone.abort();
+  const refused = await e.admit(cb, gone.signal).then(
+    () => 'admitted',
+    (err: { errorName?: string }) => err.errorName,
+  );
+  t.equal(refused, 'CANCELLED');
+  release();
+  t.equal(e.active, 0, 'nothing left counted');
+});
+
+t.test('health checks turned off by a reload: their verdict is dropped', async (t) => {
+  const upstream = {
+    endpoints: [{ url: 'http://127.0.0.1:9' }, { url: 'http://127.0.0.1:10' }],
+    binding: 'JSONRPC' as const,
+  };
+  const checked = routeFromRaw({ name: 'r', upstream });
+  const endpoints = new Endpoints(pino({ level: 'silent' }));
+  const m = endpoints.of(checked).members[0]!;
+  const hc = checked.upstream.healthCheck!;
+  for (let i = 0; i < hc.unhealthyThreshold; i++) endpoints.checked(m, hc, false, 'connect ECONNREFUSED 127.0.0.1:9');
+  t.equal(endpoints.report(checked)[0]!.status, 'unhealthy');
+  t.notMatch(endpoints.report(checked)[0]!.reason ?? '', /127\.0\.0\.1/, 'the reason names no address');
+  const unchecked = routeFromRaw({ name: 'r', upstream: { ...upstream, healthCheck: false } });
+  t.equal(endpoints.report(unchecked)[0]!.status, 'healthy', 'no checks: the endpoint is used again');
+});
