@@ -44,4 +44,10 @@ export class EndpointMetrics implements EndpointObserver {
   ejected(route: string, endpoint: string): void {
     this.ejections.inc({ route, endpoint });
   }
+
+  removed(route: string, endpoint: string): void {
+    for (const status of STATUSES) this.statusGauge.remove({ route, endpoint, status });
+    this.activeGauge.remove({ route, endpoint });
+    this.ejections.remove({ route, endpoint });
+  }
 }

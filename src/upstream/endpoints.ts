@@ -32,6 +32,8 @@ export interface EndpointObserver {
   status(route: string, endpoint: string, status: EndpointStatus): void;
   ejected(route: string, endpoint: string): void;
   active(route: string, endpoint: string, n: number): void;
+  /** The endpoint is gone from the config: its series go too. */
+  removed(route: string, endpoint: string): void;
 }
 
 const copies = new WeakMap<RouteConfig, RouteConfig[]>();
@@ -203,7 +205,11 @@ export class Endpoints {
   /** After a reload: forget the endpoints no route lists any more. */
   retain(routes: readonly RouteConfig[]): void {
     const keep = new Set(routes.flatMap((r) => r.upstream.endpoints.map((e) => `${r.name}\u0000${e.url}`)));
-    for (const key of this.byKey.keys()) if (!keep.has(key)) this.byKey.delete(key);
+    for (const [key, e] of this.byKey) {
+      if (keep.has(key)) continue;
+      this.byKey.delete(key);
+      this.observer?.removed(e.routeName, e.name);
+    }
   }
 
   /** The endpoints of a route, for readiness and the admin side. */

@@ -28,6 +28,9 @@ function probeUrl(route: RouteConfig): string {
     : `${new URL(url).origin}${WELL_KNOWN_CARD}`;
 }
 
+const grpcAddress = (m: Member): string => m.route.upstream.url.replace(/^grpcs?:\/\//, '').replace(/\/+$/, '');
+const grpcKey = (m: Member): string => `${grpcAddress(m)} ${tlsKey(m.route.upstream.tls)}`;
+
 export class HealthChecker {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly channels = new Map<string, grpc.Client>();
@@ -41,6 +44,7 @@ export class HealthChecker {
   /** Checks the routes in force (after start and after each reload): one timer per route with checks. */
   watch(routes: readonly RouteConfig[]): void {
     this.stop();
+    this.prune(routes);
     for (const route of routes) {
       const hc = route.upstream.healthCheck;
       if (!hc) continue;
@@ -92,10 +96,27 @@ export class HealthChecker {
     return res.statusCode < 500 ? undefined : `health check answered HTTP ${res.statusCode}`;
   }
 
+  /** The probes' clients no route in force uses any more (a reload removed their endpoints) are closed. */
+  private prune(routes: readonly RouteConfig[]): void {
+    const members = routes.filter((r) => r.upstream.healthCheck).flatMap((r) => this.endpoints.of(r).members);
+    const channels = new Set(members.map(grpcKey));
+    const agents = new Set(members.map((m) => m.route.upstream.tls).flatMap((t) => (t ? [tlsKey(t)] : [])));
+    for (const [k, c] of this.channels) {
+      if (channels.has(k)) continue;
+      c.close();
+      this.channels.delete(k);
+    }
+    for (const [k, a] of this.agents) {
+      if (agents.has(k)) continue;
+      void a.close();
+      this.agents.delete(k);
+    }
+  }
+
   private probeGrpc(m: Member, timeoutMs: number): Promise<string | undefined> {
-    const address = m.route.upstream.url.replace(/^grpcs?:\/\//, '').replace(/\/+$/, '');
     const tls = m.route.upstream.tls;
-    const key = `${address} ${tlsKey(tls)}`;
+    const address = grpcAddress(m);
+    const key = grpcKey(m);
     let client = this.channels.get(key);
     if (!client) {
       const { credentials, options } = grpcChannel(tls);

@@ -5,6 +5,8 @@
 import { pino } from 'pino';
 import t from 'tap';
 import { routeFromRaw } from '../../src/config/load.js';
+import { EndpointMetrics } from '../../src/ops/endpoint-metrics.js';
+import { Metrics } from '../../src/ops/metrics.js';
 import { Endpoint, Endpoints } from '../../src/upstream/endpoints.js';
 
 const cb = { maxConnections: 1, maxPending: 1 };
@@ -55,4 +57,17 @@ t.test('health checks turned off by a reload: their verdict is dropped', async (
   t.notMatch(endpoints.report(checked)[0]!.reason ?? '', /127\.0\.0\.1/, 'the reason names no address');
   const unchecked = routeFromRaw({ name: 'r', upstream: { ...upstream, healthCheck: false } });
   t.equal(endpoints.report(unchecked)[0]!.status, 'healthy', 'no checks: the endpoint is used again');
+});
+
+t.test('a reload that drops endpoints drops their metric series', async (t) => {
+  const metrics = new Metrics();
+  const endpoints = new Endpoints(pino({ level: 'silent' }), new EndpointMetrics(metrics.registry));
+  const route = routeFromRaw({
+    name: 'gone',
+    upstream: { endpoints: [{ url: 'http://127.0.0.1:9' }, { url: 'http://127.0.0.1:10' }], binding: 'JSONRPC' },
+  });
+  endpoints.of(route);
+  t.match(await metrics.text(), /a2a_gateway_endpoint_status\{route="gone",endpoint="endpoint-0",status="healthy"\} 1/);
+  endpoints.retain([]);
+  t.notMatch(await metrics.text(), /route="gone"/, 'no series of the removed endpoints');
 });
