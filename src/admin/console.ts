@@ -4,7 +4,10 @@
 // scripts can use too — GET /admin/api/routes, /traffic, /errors, /config and
 // POST /admin/api/try (Server-Sent Events). Every answer carries a strict
 // Content-Security-Policy; the try-it endpoint takes JSON only and refuses
-// another origin, so a page elsewhere cannot make the gateway send calls.
+// another origin, so a page elsewhere cannot make the gateway send calls;
+// a Host that is not an IP address, localhost, admin.host or in
+// admin.allowedHosts is refused (DNS rebinding).
+import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CardService } from '../card/card-service.js';
 import { BINDINGS, type Binding, type GatewayConfig } from '../config/types.js';
@@ -102,8 +105,32 @@ function crossOrigin(req: FastifyRequest): boolean {
   }
 }
 
+/**
+ * Whether the console answers a request naming this Host: an IP address, localhost, the admin listener's host or a
+ * name in admin.allowedHosts. Any other name is a page whose DNS name was pointed at the listener (DNS rebinding):
+ * its script would otherwise read the console's answers as same-origin.
+ */
+function hostAllowed(host: string | undefined, admin: GatewayConfig['admin']): boolean {
+  let name: string;
+  try {
+    name = new URL(`http://${host ?? ''}`).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  if (isIP(name) || name === 'localhost' || name.endsWith('.localhost')) return true;
+  return name === admin?.host.toLowerCase() || (admin?.allowedHosts ?? []).includes(name);
+}
+
 /** Mounts the console on the admin listener and starts sampling traffic; `close` stops both. */
 export function addConsole(app: FastifyInstance, d: ConsoleDeps): { close(): void } {
+  app.addHook('onRequest', async (req, reply) => {
+    if (!req.url.startsWith('/admin') || hostAllowed(req.headers.host, d.config().admin)) return;
+    await secure(reply)
+      .code(403)
+      .header('content-type', 'text/plain; charset=utf-8')
+      .send('this host name is not one the admin console answers (admin.allowedHosts)\n');
+    return reply;
+  });
   const clients = new TryClients();
   d.traffic.start();
   const listenerHost = (): string => new URL(d.listeners().httpUrl).host;

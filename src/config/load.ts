@@ -256,7 +256,13 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
     publicGrpcAddress: cfg.public?.grpcAddress,
     logLevel: cfg.log?.level ?? DEFAULTS.logLevel,
     trustedProxies: cfg.trustedProxies ?? [],
-    admin: cfg.admin ? { host: cfg.admin.host ?? cfg.listen?.host ?? DEFAULTS.host, port: cfg.admin.port } : undefined,
+    admin: cfg.admin
+      ? {
+          host: cfg.admin.host ?? cfg.listen?.host ?? DEFAULTS.host,
+          port: cfg.admin.port,
+          allowedHosts: (cfg.admin.allowedHosts ?? []).map((h) => h.toLowerCase()),
+        }
+      : undefined,
     grpcReflection: cfg.grpcReflection ?? true,
     shutdownGraceMs: cfg.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
     limits: { ...DEFAULT_LIMITS, ...cfg.limits },

@@ -88,7 +88,7 @@ export interface RawCard {
 }
 export interface RawConfig {
   trustedProxies?: string[];
-  admin?: { host?: string; port: number };
+  admin?: { host?: string; port: number; allowedHosts?: string[] };
   grpcReflection?: boolean;
   shutdownGraceMs?: number;
   limits?: Partial<GatewayLimits>;

@@ -88,6 +88,13 @@ export const CONFIG_SCHEMA = {
       properties: {
         host: { type: 'string', minLength: 1, description: 'Address of the admin listener. Default: listen.host.' },
         port: { ...port, description: 'Port of the admin listener.' },
+        allowedHosts: {
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          default: [],
+          description:
+            'Host names the admin console answers besides IP addresses, localhost and admin.host (against DNS rebinding: a page on another name that resolves to the listener is refused).',
+        },
       },
     },
     grpcReflection: { type: 'boolean', default: true, description: 'gRPC server reflection on the gRPC port.' },

@@ -219,7 +219,8 @@ export interface GatewayConfig {
   /** Addresses or CIDRs whose X-Forwarded-* / Forwarded headers are believed. */
   trustedProxies: string[];
   /** A separate listener for /healthz, /readyz and /metrics; undefined = the public HTTP port. */
-  admin: { host: string; port: number } | undefined;
+  /** allowedHosts: names the admin console answers besides IP addresses, localhost and host (lower-case; absent = none). */
+  admin: { host: string; port: number; allowedHosts?: string[] } | undefined;
   /** gRPC server reflection on the gRPC port. */
   grpcReflection: boolean;
   /** How long open streams may run on after SIGTERM before they are ended. */

@@ -65,7 +65,7 @@ const gw = await startGateway(
         card: { file: join(dir, 'hostile-card.json') },
       },
     ],
-    { admin: { host: '127.0.0.1', port: 0 } },
+    { admin: { host: '127.0.0.1', port: 0, allowedHosts: ['console.example'] } },
   ),
   pino({ level: 'silent' }),
 );
@@ -319,4 +319,21 @@ t.test('the CLI: the config file hash and the last reload, valid and rejected', 
     ['r', 'r2'],
     'the active config is the new one',
   );
+});
+
+t.test('a page on another name that resolves to the admin listener is refused (DNS rebinding)', async (t) => {
+  const port = new URL(admin).port;
+  const as = async (host: string, path = '/admin/api/config') => {
+    const res = await request(`${admin}${path}`, { headers: { host } });
+    const text = await res.body.text();
+    return { status: res.statusCode, text };
+  };
+  const evil = await as(`rebind.attacker.example:${port}`);
+  t.equal(evil.status, 403, 'another name: 403');
+  for (const s of SECRETS) t.notOk(evil.text.includes(s));
+  t.equal((await as(`rebind.attacker.example:${port}`, '/admin/routes')).status, 403, 'the pages too');
+  t.equal((await as(`127.0.0.1:${port}`)).status, 200, 'an IP address');
+  t.equal((await as(`localhost:${port}`)).status, 200, 'localhost');
+  t.equal((await as(`Console.Example:${port}`)).status, 200, 'a name in admin.allowedHosts');
+  t.equal((await as(`rebind.attacker.example:${port}`, '/healthz')).status, 200, 'probes are not the console');
 });

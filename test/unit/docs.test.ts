@@ -86,6 +86,7 @@ const LOADED: Record<string, (c: GatewayConfig, r: RouteConfig) => unknown> = {
   'routes[].auth.jwt.clockSkewSeconds': (_c, r) => r.auth?.jwt?.clockSkewSeconds,
   'routes[].auth.mtls': (_c, r) => r.auth?.mtls,
   'routes[].auth.advertise': (_c, r) => r.auth?.advertise,
+  'admin.allowedHosts': (c) => c.admin?.allowedHosts,
   'state.redis.keyPrefix': (c) => c.state?.redis.keyPrefix,
   'state.redis.rateLimitFailure': (c) => c.state?.redis.rateLimitFailure,
   'state.redis.commandTimeoutMs': (c) => c.state?.redis.commandTimeoutMs,
@@ -120,6 +121,7 @@ t.test("the schema's defaults are what the loader applies", async (tt) => {
   const config = parseConfig(
     `tracing: { otlpEndpoint: http://127.0.0.1:4318 }
 limits: {}
+admin: { port: 9 }
 state: { redis: { url: 'redis://127.0.0.1:9' } }
 routes:
   - name: r
