@@ -58,6 +58,8 @@ export function configFromArgs(argv: string[]): {
   command: 'serve' | 'check' | 'help' | 'version';
   config?: GatewayConfig;
   configFile?: { path: string; hash: string };
+  /** What the command line sets over the file, applied again to every reloaded file (`--redis`). */
+  overrides?: Partial<GatewayConfig>;
 } {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -132,11 +134,12 @@ export function configFromArgs(argv: string[]): {
     httpPort: port(values['http-port'], config.httpPort, '--http-port'),
     grpcPort: port(values['grpc-port'], config.grpcPort, '--grpc-port'),
     logLevel: values['log-level'] ?? config.logLevel,
-    ...(values.redis !== undefined ? { state: redisState(values.redis) } : {}),
   };
+  const overrides: Partial<GatewayConfig> = values.redis !== undefined ? { state: redisState(values.redis) } : {};
+  config = { ...config, ...overrides };
   const clash = listenerProblems(config);
   if (clash.length > 0) throw new ConfigError(clash.map((p) => `${p.path.slice(1).replace('/', '.')}: ${p.message}`));
-  return { command, config, ...(configFile ? { configFile } : {}) };
+  return { command, config, overrides, ...(configFile ? { configFile } : {}) };
 }
 
 function redisState(url: string): GatewayConfig['state'] {
@@ -225,6 +228,6 @@ export async function main(
     flushThenExit(log, 2, dest);
     return undefined;
   }
-  installLifecycle(gateway, log, config.shutdownGraceMs, parsed.configFile, dest);
+  installLifecycle(gateway, log, config.shutdownGraceMs, parsed.configFile, dest, parsed.overrides);
   return gateway;
 }

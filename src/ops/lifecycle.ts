@@ -4,6 +4,7 @@
 // and Kubernetes ConfigMap swaps included) reloads it — a valid file swaps the
 // routes, an invalid one is logged with every problem and the old config stays.
 import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config/types.js';
 import type { RunningGateway } from '../server/gateway.js';
 import { ConfigWatch } from './config-watch.js';
 
@@ -37,11 +38,13 @@ export function installLifecycle(
   graceMs: number,
   configFile: { path: string; hash: string } | undefined,
   dest?: LogDestination,
+  /** The command line's settings over the file (`--redis`): a reloaded file gets them too. */
+  overrides: Partial<GatewayConfig> = {},
 ): void {
   const watcher = configFile
     ? new ConfigWatch({
         ...configFile,
-        apply: (c) => gateway.reload(c),
+        apply: (c) => gateway.reload({ ...c, ...overrides }),
         log,
         metrics: gateway.metrics,
         state: gateway.configState,
