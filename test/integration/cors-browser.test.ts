@@ -71,6 +71,8 @@ t.test('the preflight on the wire', async (tt) => {
 t.test('a page on another origin calls SendMessage and a stream with fetch', async (tt) => {
   browser = await launchChromium();
   const tab = await browser.newPage();
+  // tsx (esbuild, keepNames) compiles this file: the function handed to evaluate() calls its __name helper
+  await tab.addInitScript({ content: 'window.__name = (f) => f;' });
   await tab.goto(pageOrigin);
   const out = await tab.evaluate(async (gw: string) => {
     const headers = { 'content-type': 'application/json', 'a2a-version': '1.0' };
