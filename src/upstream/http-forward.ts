@@ -14,13 +14,18 @@ import { transportFailure } from './http-pool.js';
 
 const PASSED_BACK = ['content-type', 'cache-control', 'x-accel-buffering', 'etag', 'last-modified'];
 
-/** A route's upstream URL, parsed once per route configuration (not per call). */
-const targets = new WeakMap<object, URL>();
+/**
+ * The target's URL, parsed once per route configuration and URL (not per call): a route with several endpoints
+ * relays to each of theirs.
+ */
+const targets = new WeakMap<object, Map<string, URL>>();
 export function upstreamUrl(target: RelayTarget): URL {
-  let u = targets.get(target.route);
+  let byUrl = targets.get(target.route);
+  if (!byUrl) targets.set(target.route, (byUrl = new Map()));
+  let u = byUrl.get(target.url);
   if (!u) {
     u = new URL(target.url);
-    targets.set(target.route, u);
+    byUrl.set(target.url, u);
   }
   return u;
 }

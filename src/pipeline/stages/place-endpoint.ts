@@ -132,7 +132,11 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
         const { member, owner } = await place(call);
         try {
           const answer = await attempt(call, member);
-          endpoints.succeeded(member);
+          // a relayed 502/503/504 is the endpoint failing, not an answer of the agent's: it counts toward ejection
+          // (and goes to the caller as it came: a pass-through call is not retried once it has an answer)
+          if (answer.kind === 'relayHttp' && answer.status >= 502 && answer.status <= 504)
+            endpoints.failed(set, member, `answered HTTP ${answer.status}`);
+          else endpoints.succeeded(member);
           return answer;
         } catch (e) {
           const broke = endpointFailure(e);

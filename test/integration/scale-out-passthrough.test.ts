@@ -1,0 +1,77 @@
+// A pass-through route with several endpoints (issue 14): the relay forwards
+// the agent's bytes unread, so an endpoint that answers 502/503/504 is judged
+// by its status — each counts as a failure toward its outlier ejection (the
+// answer still goes to the caller as it came), and once ejected the calls go
+// to the live replica only.
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { pino } from 'pino';
+import { request } from 'undici';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
+import { parseConfig } from '../../src/config/load.js';
+import { startGateway } from '../../src/server/gateway.js';
+import { userMessage } from '../helpers/harness.js';
+
+t.test('a replica answering 503 is ejected; the calls then reach the live one', async (t) => {
+  const agent = await startEchoAgent({ bindings: ['JSONRPC'] });
+  t.teardown(() => agent.close());
+  // a replica behind a proxy whose backend is gone: its card is served (from a cache, say), every call is a 503
+  const card = await (await request(`${agent.httpUrl}/.well-known/agent-card.json`)).body.text();
+  const broken = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.method === 'GET') res.writeHead(200, { 'content-type': 'application/json' }).end(card);
+      else res.writeHead(503, { 'content-type': 'text/plain' }).end('no healthy upstream');
+    });
+  });
+  broken.listen(0, '127.0.0.1');
+  await once(broken, 'listening');
+  t.teardown(() => new Promise<void>((r) => broken.close(() => r())));
+  const brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}/a2a/jsonrpc`;
+
+  const gw = await startGateway(
+    parseConfig(
+      JSON.stringify({
+        listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+        routes: [
+          {
+            name: 'pt',
+            passThrough: true,
+            upstream: {
+              binding: 'JSONRPC',
+              sharedTaskStore: true,
+              loadBalancing: 'round-robin',
+              healthCheck: false,
+              outlierDetection: { consecutiveFailures: 2 },
+              endpoints: [
+                { url: agent.jsonRpcUrl, name: 'live' },
+                { url: brokenUrl, name: 'broken' },
+              ],
+            },
+          },
+        ],
+      }),
+      '<pass-through endpoints test>',
+    ),
+    pino({ level: 'silent' }),
+  );
+  t.teardown(() => gw.close());
+
+  const statuses: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const res = await request(gw.httpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'SendMessage', params: { message: userMessage(`m${i}`) } }),
+    });
+    await res.body.dump();
+    statuses.push(res.statusCode);
+  }
+  t.equal(statuses.filter((s) => s === 503).length, 2, 'the broken replica answered twice, relayed as it came');
+  t.same(statuses.slice(4), [200, 200, 200, 200], 'then it was ejected: every call reached the live replica');
+  const metrics = await gw.metrics.text();
+  t.match(metrics, /a2a_gateway_endpoint_ejections_total\{route="pt",endpoint="broken"\} 1/);
+  t.match(metrics, /a2a_gateway_endpoint_status\{route="pt",endpoint="broken",status="ejected"\} 1/);
+});
