@@ -37,10 +37,8 @@ function secretsIn(config: GatewayConfig): string[] {
   }
   for (const v of Object.values(config.tracing?.headers ?? {})) out.push(v);
   const redis = config.state?.redis.url;
-  if (redis) {
-    const p = new URL(redis).password;
-    if (p) out.push(p, decodeURIComponent(p));
-  }
+  const redisPassword = redis && URL.canParse(redis) ? new URL(redis).password : '';
+  if (redisPassword) out.push(redisPassword, decodeURIComponent(redisPassword));
   // short values would mask ordinary words; the longest first so no part of one is left
   return [...new Set(out.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
 }
