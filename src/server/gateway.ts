@@ -10,11 +10,8 @@
 // after the grace period).
 import '../util/base64.js'; // before @bufbuild/protobuf loads
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { protoPath as healthProto } from 'grpc-health-check';
 import { GrpcInbound } from '../bindings/grpc/inbound.js';
 import { GrpcUpstream } from '../bindings/grpc/outbound.js';
 import { GRPC_V03 } from '../bindings/grpc/outbound-v0_3.js';
@@ -30,17 +27,17 @@ import { addConsole, loopbackHost } from '../admin/console.js';
 import { EndpointHealth } from '../admin/endpoint-health.js';
 import { RecentErrors } from '../admin/recent-errors.js';
 import { TrafficSampler } from '../admin/traffic.js';
+import { addReflection } from './grpc-reflection.js';
 import { ConfigState } from '../ops/config-state.js';
 import { Health } from '../ops/health.js';
 import { EndpointMetrics } from '../ops/endpoint-metrics.js';
-import { SharedState } from '../state/redis.js';
+import type { SharedState } from '../state/redis.js';
 import { Affinity } from '../upstream/affinity.js';
 import { Endpoints, type EndpointReport } from '../upstream/endpoints.js';
 import { HealthChecker } from '../upstream/health-check.js';
 import { Metrics } from '../ops/metrics.js';
-import { Tracing } from '../ops/tracing.js';
+import type { Tracing } from '../ops/tracing.js';
 import { Pipeline } from '../pipeline/pipeline.js';
-import { PROTO_DIR } from '../proto/dir.js';
 import { RouteTable } from '../routing/generation.js';
 import { UpstreamRegistry, type ClientFactories } from '../upstream/registry.js';
 import { addAdminRoutes } from './admin.js';
@@ -99,11 +96,6 @@ export function hostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-function addReflection(server: grpc.Server): void {
-  const definition = protoLoader.loadSync(['a2a.proto', healthProto], { includeDirs: [PROTO_DIR], keepCase: true });
-  new ReflectionService(definition).addToServer(server);
-}
-
 async function listen(app: FastifyInstance, host: string, port: number): Promise<number> {
   await app.listen({ host, port });
   const address = app.server.address();
@@ -125,7 +117,10 @@ export async function startGateway(
   const table = new RouteTable(config, (c) => new UpstreamRegistry(UPSTREAM_CLIENTS, limitsOf(c)));
   const metrics = new Metrics();
   const ports: { http: number; grpc: number; admin?: number } = { http: config.httpPort, grpc: config.grpcPort };
-  const shared = config.state ? new SharedState(config.state.redis, log) : undefined;
+  // ioredis is loaded only when Redis is configured
+  const shared: SharedState | undefined = config.state
+    ? new (await import('../state/redis.js')).SharedState(config.state.redis, log)
+    : undefined;
   // a gateway starts serving with Redis away too (process-local state meanwhile)
   if (shared && !(await shared.connected())) log.warn('redis not reachable at start; serving with process-local state');
   const endpoints = new Endpoints(log, new EndpointMetrics(metrics.registry));
@@ -146,7 +141,10 @@ export async function startGateway(
     trustList(config.trustedProxies),
     log,
   );
-  const tracer = config.tracing ? await Tracing.create(config.tracing) : undefined;
+  // the OpenTelemetry API and SDK are loaded only when tracing is configured
+  const tracer: Tracing | undefined = config.tracing
+    ? await (await import('../ops/tracing.js')).Tracing.create(config.tracing)
+    : undefined;
   // the admin console's last errors and endpoint health read the access log's lines (and the endpoints' checks)
   const recentErrors = new RecentErrors();
   const endpointHealth = new EndpointHealth(
@@ -177,7 +175,7 @@ export async function startGateway(
   const grpcInbound = new GrpcInbound(pipeline, table);
   for (const { definition, handlers } of grpcInbound.services()) grpcServer.addService(definition, handlers);
   health.addTo(grpcServer);
-  if (config.grpcReflection) addReflection(grpcServer);
+  if (config.grpcReflection) await addReflection(grpcServer);
   ports.grpc = await bindGrpc(
     grpcServer,
     hostPort(config.host, config.grpcPort),

@@ -149,26 +149,44 @@ t.test('health, readiness, metrics, reflection', async (tt) => {
   tt.match(metrics, /a2a_gateway_process_resident_memory_bytes/, 'process metrics');
   tt.notMatch(metrics, /task-|[0-9a-f]{8}-[0-9a-f]{4}-/, 'no task ids in labels');
 
-  const reflectionProto = join(
-    dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')),
-    'build/proto/grpc/reflection/v1/reflection.proto',
-  );
-  const def = grpc.loadPackageDefinition(protoLoader.loadSync(reflectionProto)) as unknown as {
-    grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } };
-  };
-  const client = new def.grpc.reflection.v1.ServerReflection(p.grpc, grpc.credentials.createInsecure());
-  const services = await new Promise<string[]>((resolve, reject) => {
-    const call = client.ServerReflectionInfo!();
-    call.on('data', (r: { listServicesResponse?: { service: Array<{ name: string }> } }) => {
-      resolve(r.listServicesResponse?.service.map((s) => s.name) ?? []);
-      call.end();
+  // Both versions grpcurl may ask (their descriptors are built on the first call): services, then the A2A file
+  for (const version of ['v1', 'v1alpha'] as const) {
+    const reflectionProto = join(
+      dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')),
+      `build/proto/grpc/reflection/${version}/reflection.proto`,
+    );
+    const def = grpc.loadPackageDefinition(protoLoader.loadSync(reflectionProto)) as unknown as {
+      grpc: { reflection: Record<string, { ServerReflection: grpc.ServiceClientConstructor }> };
+    };
+    const client = new def.grpc.reflection[version]!.ServerReflection(p.grpc, grpc.credentials.createInsecure());
+    type Answer = {
+      listServicesResponse?: { service: Array<{ name: string }> };
+      fileDescriptorResponse?: { fileDescriptorProto: Buffer[] };
+    };
+    const answers = await new Promise<Answer[]>((resolve, reject) => {
+      const got: Answer[] = [];
+      const call = client.ServerReflectionInfo!();
+      call.on('data', (r: Answer) => {
+        got.push(r);
+        if (got.length === 2) {
+          resolve(got);
+          call.end();
+        }
+      });
+      call.on('error', reject);
+      call.write({ listServices: '' });
+      call.write({ fileContainingSymbol: 'lf.a2a.v1.A2AService' });
     });
-    call.on('error', reject);
-    call.write({ listServices: '' });
-  });
-  client.close();
-  tt.ok(services.includes('lf.a2a.v1.A2AService'), 'reflection lists lf.a2a.v1.A2AService');
-  tt.ok(services.includes('grpc.health.v1.Health'), 'and grpc.health.v1.Health');
+    client.close();
+    const services = answers[0]?.listServicesResponse?.service.map((s) => s.name) ?? [];
+    tt.ok(services.includes('lf.a2a.v1.A2AService'), `${version}: reflection lists lf.a2a.v1.A2AService`);
+    tt.ok(services.includes('grpc.health.v1.Health'), `${version}: and grpc.health.v1.Health`);
+    const files = answers[1]?.fileDescriptorResponse?.fileDescriptorProto ?? [];
+    tt.ok(
+      files.some((f) => Buffer.from(f).includes('lf.a2a.v1')),
+      `${version}: the file that declares lf.a2a.v1.A2AService`,
+    );
+  }
 });
 
 t.test('the admin listener keeps operations off the public port', async (tt) => {

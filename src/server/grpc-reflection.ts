@@ -1,0 +1,58 @@
+// gRPC server reflection on the gateway's gRPC port (grpc.reflection.v1 and
+// v1alpha, what grpcurl and Postman ask) with @grpc/reflection, for the
+// services the port serves: lf.a2a.v1.A2AService and grpc.health.v1.Health.
+// The services are registered at start, but the descriptors they answer from
+// (a2a.proto parsed by the proto loader, ≈ 12 MiB of resident memory that a
+// gateway nobody reflects on would keep for its whole life) are built on the
+// first reflection call, then kept.
+import type * as grpc from '@grpc/grpc-js';
+import type { ReflectionService } from '@grpc/reflection';
+import { protoPath as healthProto } from 'grpc-health-check';
+import { PROTO_DIR } from '../proto/dir.js';
+
+type Handlers = Map<string, grpc.UntypedServiceImplementation>;
+
+/** What `service.addToServer` registers, captured instead of registered: service path → its handlers. */
+function captured(service: ReflectionService, onService?: (definition: grpc.ServiceDefinition) => void): Handlers {
+  const handlers: Handlers = new Map();
+  const recorder = {
+    addService(definition: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation) {
+      handlers.set(serviceName(definition), implementation);
+      onService?.(definition);
+    },
+  };
+  service.addToServer(recorder as unknown as grpc.Server);
+  return handlers;
+}
+
+function serviceName(definition: grpc.ServiceDefinition): string {
+  const method = Object.values(definition)[0];
+  return method?.path.split('/')[1] ?? '';
+}
+
+export async function addReflection(server: grpc.Server): Promise<void> {
+  const [{ ReflectionService }, protoLoader] = await Promise.all([
+    import('@grpc/reflection'),
+    import('@grpc/proto-loader'),
+  ]);
+  let full: Handlers | undefined;
+  const described = (): Handlers => {
+    if (!full) {
+      const definition = protoLoader.loadSync(['a2a.proto', healthProto], { includeDirs: [PROTO_DIR], keepCase: true });
+      full = captured(new ReflectionService(definition));
+    }
+    return full;
+  };
+  // An empty reflection service gives the two service definitions (their own small protos) to register now.
+  captured(new ReflectionService({}), (definition) => {
+    const name = serviceName(definition);
+    const delegate: grpc.UntypedServiceImplementation = {};
+    for (const method of Object.keys(definition)) {
+      delegate[method] = ((call: unknown, callback: unknown) => {
+        const handler = described().get(name)?.[method] as (call: unknown, callback: unknown) => void;
+        handler(call, callback);
+      }) as grpc.UntypedHandleCall;
+    }
+    server.addService(definition, delegate);
+  });
+}
