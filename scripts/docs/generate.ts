@@ -3,8 +3,9 @@
 // <!-- /name --> markers in docs/*.md (configuration reference from the
 // loader's schema, error table from the catalogue, metrics from the registered
 // prom-client metrics, the 0.3 method table from the bridge), the published
-// JSON Schema, the architecture diagram (from the pipeline's STAGE_NAMES), the
-// streaming sequence picture and the benchmark figure (from docs/benchmarks.md's tables).
+// JSON Schema and the loader's precompiled validator (src/gen), the
+// architecture diagram (from the pipeline's STAGE_NAMES), the streaming
+// sequence picture and the benchmark figure (from docs/benchmarks.md's tables).
 // test/unit/docs.test.ts fails when any committed file differs from this.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,7 @@ import { v03MethodTableMarkdown } from '../../src/compat/v0_3/methods.js';
 import { errorTableMarkdown } from '../../src/errors/catalogue.js';
 import { barsFromBenchmarksPage, ratioChartSvg } from '../bench/chart.js';
 import { schemaText } from '../config-schema.js';
+import { validatorSource } from '../config-validator.js';
 import { architectureSvg } from './architecture-svg.js';
 import { configReferenceMarkdown } from './config-reference.js';
 import { metricsTableMarkdown } from './metrics-table.js';
@@ -36,6 +38,7 @@ export const REGIONS: Region[] = [
 /** Whole generated files: path → content. */
 export const FILES: Record<string, () => string> = {
   'schema/a2a-gateway.schema.json': schemaText,
+  'src/gen/config-validator.ts': validatorSource,
   'docs/images/architecture.svg': architectureSvg,
   'docs/images/streaming-errors.svg': streamingSvg,
   'docs/benchmarks-ratio.svg': () =>

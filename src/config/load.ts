@@ -1,11 +1,12 @@
-// Reads the YAML config once, validates it against the JSON Schema (ajv) and
-// turns it into the typed GatewayConfig. Every problem is reported with file,
-// line, column and field path, and loading fails as a whole.
+// Reads the YAML config once, validates it against the JSON Schema (ajv, compiled
+// ahead of time into src/gen) and turns it into the typed GatewayConfig. Every
+// problem is reported with file, line, column and field path, and loading fails
+// as a whole.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
-import { CONFIG_SCHEMA } from './schema.js';
+import { validate as precompiled } from '../gen/config-validator.js';
 import { listenerProblems, semanticProblems } from './checks.js';
 import { endpointsFromRaw, stateFromRaw } from './upstream.js';
 import type { RawAuth, RawCard, RawConfig, RawListenerTls, RawRoute } from './raw.js';
@@ -28,8 +29,8 @@ export class ConfigError extends Error {
   }
 }
 
-const ajv = new Ajv({ allErrors: true, strict: true });
-const validate = ajv.compile(CONFIG_SCHEMA);
+/** ajv's validator for CONFIG_SCHEMA (schema.ts), compiled ahead of time (scripts/config-validator.ts). */
+const validate = precompiled as ValidateFunction<RawConfig>;
 
 function fieldPath(instancePath: string): string {
   const parts = instancePath.split('/').slice(1);
