@@ -9,11 +9,13 @@ import t from 'tap';
 
 /** Runs `code` as tap runs a test file, with `tmp` as the temp folder it starts with; stdout is its os.tmpdir(). */
 function child(tmp: string, code: string): { status: number | null; tmpdir: string; stderr: string } {
-  // The child loads exactly what this process was loaded with: tap's loaders, then the guard.
+  // The child loads exactly what this process was loaded with: tap's loaders, then the guard; without the
+  // system temp folder `npm run tap` names, so the guard takes TMPDIR's.
+  const { A2A_TEST_TMPDIR: _, ...env } = process.env;
   const r = spawnSync(
     process.execPath,
     [...process.execArgv, '--input-type=module', '--eval', `import { tmpdir } from 'node:os'; ${code}`],
-    { env: { ...process.env, TMPDIR: tmp }, encoding: 'utf8' },
+    { env: { ...env, TMPDIR: tmp }, encoding: 'utf8' },
   );
   return { status: r.status, tmpdir: r.stdout.trim(), stderr: r.stderr };
 }
