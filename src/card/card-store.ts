@@ -61,18 +61,31 @@ function asV1Card(card: JsonObject): JsonObject {
   return { ...cardFromV03(card), supportedInterfaces: interfacesOfV03Card(card) };
 }
 
-function sourceOf(route: RouteConfig): string {
-  return route.card.file ?? cardSourceUrl(route) ?? '';
+interface Source {
+  /** The file or URL ("" when the route has none). */
+  source: string;
+  /** The entry's key: endpoints of a route with one card source (a configured file or URL) share one entry. */
+  key: string;
 }
 
-/** Endpoints of a route with one card source (a configured file or URL) share one entry. */
-function keyOf(route: RouteConfig): string {
-  return `${route.name}\u0000${sourceOf(route)}`;
+/** Computed once per route configuration (a config generation's routes never change), not per call. */
+const sources = new WeakMap<RouteConfig, Source>();
+
+function sourceInfo(route: RouteConfig): Source {
+  let s = sources.get(route);
+  if (!s) {
+    const source = route.card.file ?? cardSourceUrl(route) ?? '';
+    s = { source, key: `${route.name}\u0000${source}` };
+    sources.set(route, s);
+  }
+  return s;
 }
+
+const sourceOf = (route: RouteConfig): string => sourceInfo(route).source;
+const keyOf = (route: RouteConfig): string => sourceInfo(route).key;
 
 export class CardStore {
   private readonly entries = new Map<string, Entry>();
-  private readonly sources = new WeakMap<RouteConfig, boolean>();
   /** undici agents with a route's upstream TLS settings, for cards served by the upstream itself. */
   private readonly agents = new Map<string, Agent>();
   private closed = false;
@@ -132,14 +145,9 @@ export class CardStore {
     return e.card;
   }
 
-  /** Whether the route's card comes from somewhere (computed once per route configuration). */
+  /** Whether the route's card comes from somewhere. */
   private hasSource(route: RouteConfig): boolean {
-    let has = this.sources.get(route);
-    if (has === undefined) {
-      has = route.card.file !== undefined || cardSourceUrl(route) !== undefined;
-      this.sources.set(route, has);
-    }
-    return has;
+    return sourceOf(route) !== '';
   }
 
   /**
