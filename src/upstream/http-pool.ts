@@ -150,36 +150,75 @@ export class HttpPool {
     return transportFailure(e, signal, timedOut, stage, this.timeoutMs);
   }
 
-  /** A unary request: the whole answer, within the timeout. */
-  async request(opts: HttpRequestOptions, signal: AbortSignal): Promise<UpstreamAnswer> {
+  /**
+   * A unary request: the whole answer, within the timeout. It goes through
+   * undici's dispatch API, its bytes gathered as they arrive (no body stream
+   * and async iterator per call, as the request API builds).
+   */
+  request(opts: HttpRequestOptions, signal: AbortSignal): Promise<UpstreamAnswer> {
     const release = this.upstreams.admit(this.origin, 'unary');
-    // One controller and one timer per call (AbortSignal.any/timeout cost more on Node 20).
-    const ac = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      ac.abort();
-    }, this.timeoutMs);
-    const onAbort = (): void => ac.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const res = await this.pool.request({
-        ...opts,
-        body: opts.body ?? null,
-        signal: ac.signal,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
-      const text = await readCapped(res.body, res.headers, this.maxResponseBytes);
-      const ct = res.headers['content-type'];
-      return { status: res.statusCode, contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '', text };
-    } catch (e) {
-      throw this.failure(e, signal, timedOut, 'request');
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      release();
-    }
+    const max = this.maxResponseBytes;
+    return new Promise<UpstreamAnswer>((resolve, reject) => {
+      let controller: Dispatcher.DispatchController | undefined;
+      // an abort before the request has a connection is applied when it gets one (as undici's request API does)
+      let early: Error | undefined;
+      let timedOut = false;
+      let status = 0;
+      let contentType = '';
+      const chunks: Buffer[] = [];
+      let n = 0;
+      const stop = (reason: Error): void => {
+        if (controller) controller.abort(reason);
+        else early ??= reason;
+      };
+      // One timer and one listener per call (AbortSignal.any/timeout cost more on Node 20).
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stop(new Error('upstream timeout'));
+      }, this.timeoutMs);
+      const onAbort = (): void => stop(new Error('caller gone'));
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) onAbort();
+      const settle = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        release();
+      };
+      const tooLarge = (): A2AError =>
+        A2AError.of('INVALID_AGENT_RESPONSE', `the upstream's answer exceeds maxResponseBytes (${max} bytes)`);
+      this.pool.dispatch(
+        { ...opts, body: opts.body ?? null, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs },
+        {
+          onRequestStart: (c) => {
+            controller = c;
+            if (early) c.abort(early);
+          },
+          onResponseStart: (c, statusCode, headers) => {
+            status = statusCode;
+            const ct = headers['content-type'];
+            contentType = (Array.isArray(ct) ? ct[0] : ct) ?? '';
+            const declared = Number(headers['content-length']);
+            if (Number.isFinite(declared) && declared > max) c.abort(tooLarge());
+          },
+          onResponseData: (c, chunk) => {
+            n += chunk.length;
+            if (n > max) {
+              chunks.length = 0;
+              c.abort(tooLarge());
+            } else chunks.push(chunk);
+          },
+          onResponseEnd: () => {
+            settle();
+            resolve({ status, contentType, text: Buffer.concat(chunks, n).toString('utf8') });
+          },
+          onResponseError: (_c, e) => {
+            settle();
+            chunks.length = 0;
+            reject(this.failure(e, signal, timedOut, 'request'));
+          },
+        },
+      );
+    });
   }
 
   /**
