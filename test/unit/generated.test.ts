@@ -1,6 +1,8 @@
-// src/gen is generated from proto/ (`npm run gen`: buf + protoc-gen-es) and
-// committed; this fails when a .proto changed and the generated code was not
-// regenerated (or someone edited it by hand).
+// src/gen/**/*_pb.ts is generated from proto/ (`npm run gen`: buf +
+// protoc-gen-es) and committed; this fails when a .proto changed and the
+// generated code was not regenerated (or someone edited it by hand). (The
+// other file there, config-validator.ts, comes from the config schema: its
+// freshness is docs.test's.)
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -25,8 +27,9 @@ t.test('src/gen matches what proto/ generates', async (tt) => {
   };
   await promisify(execFile)(join(BIN, 'buf'), ['generate', '--template', JSON.stringify(template)], { cwd: ROOT });
   const committed = join(ROOT, 'src', 'gen');
-  tt.same(files(out), files(committed), 'the same files');
-  for (const f of files(committed)) {
+  const fromProto = files(committed).filter((f) => f.endsWith('_pb.ts'));
+  tt.same(files(out), fromProto, 'the same files');
+  for (const f of fromProto) {
     tt.equal(readFileSync(join(committed, f), 'utf8'), readFileSync(join(out, f), 'utf8'), `${f} is up to date`);
   }
 });
