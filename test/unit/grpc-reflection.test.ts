@@ -1,13 +1,15 @@
 // gRPC reflection on a real grpc-js server (src/server/grpc-reflection.ts):
 // both reflection versions answer from descriptors built on the first call;
-// descriptors that cannot be built end that call with INTERNAL and the
-// server keeps answering. (The gateway's own reflection is tested end to end
-// in operations.test.ts.)
+// descriptors that cannot be built do not stop the start, are logged once,
+// and every reflection call ends with INTERNAL (no path in the answer) while
+// the server keeps answering. (The gateway's own reflection is tested end to
+// end in operations.test.ts.)
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import t from 'tap';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { pino } from 'pino';
 import { addReflection } from '../../src/server/grpc-reflection.js';
 
 type Answer = {
@@ -15,13 +17,14 @@ type Answer = {
   errorResponse?: { errorCode: number };
 };
 
-async function serve(protoDir?: string): Promise<{ address: string; close: () => void }> {
+async function serve(protoDir?: string): Promise<{ address: string; close: () => void; logged: string[] }> {
   const server = new grpc.Server();
-  await addReflection(server, protoDir);
+  const logged: string[] = [];
+  await addReflection(server, pino({ level: 'error' }, { write: (line: string) => logged.push(line) }), protoDir);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
   );
-  return { address: `127.0.0.1:${port}`, close: () => server.forceShutdown() };
+  return { address: `127.0.0.1:${port}`, close: () => server.forceShutdown(), logged };
 }
 
 function client(
@@ -65,14 +68,19 @@ t.test('both versions answer from descriptors built on the first call', async (t
   }
 });
 
-t.test('descriptors that cannot be built: INTERNAL for that call, the server keeps serving', async (tt) => {
-  const s = await serve(tt.testdir());
+t.test('descriptors that cannot be built: the start goes on, INTERNAL per call, logged once', async (tt) => {
+  const dir = tt.testdir(); // no a2a.proto: building at start (as before) would have thrown here
+  const s = await serve(dir);
   tt.teardown(s.close);
-  for (const round of [1, 2]) {
-    const c = client(s.address, 'v1');
+  tt.same(s.logged, [], 'nothing built, nothing logged at start');
+  for (const round of [1, 2, 3]) {
+    const c = client(s.address, round === 2 ? 'v1alpha' : 'v1');
     const e = (await listServices(c)) as grpc.ServiceError;
     c.close();
     tt.equal(e.code, grpc.status.INTERNAL, `call ${round}: INTERNAL`);
-    tt.match(e.details, /reflection unavailable/, `call ${round}: says why`);
+    tt.equal(e.details, 'gRPC reflection is unavailable', `call ${round}: a fixed text`);
+    tt.notMatch(e.details, dir, `call ${round}: no path`);
   }
+  tt.equal(s.logged.length, 1, 'the failure is logged once, not rebuilt per call');
+  tt.match(s.logged[0], /cannot be built/);
 });
