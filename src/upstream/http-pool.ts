@@ -156,7 +156,14 @@ export class HttpPool {
    * and async iterator per call, as the request API builds).
    */
   request(opts: HttpRequestOptions, signal: AbortSignal): Promise<UpstreamAnswer> {
-    const release = this.upstreams.admit(this.origin, 'unary');
+    // a caller already gone sends nothing (and costs no pooled connection)
+    if (signal.aborted) return Promise.reject(A2AError.of('CANCELLED', 'the call was cancelled'));
+    let release: () => void;
+    try {
+      release = this.upstreams.admit(this.origin, 'unary');
+    } catch (e) {
+      return Promise.reject(e as Error); // the origin's budget is spent (UPSTREAM_OVERLOADED)
+    }
     const max = this.maxResponseBytes;
     return new Promise<UpstreamAnswer>((resolve, reject) => {
       let controller: Dispatcher.DispatchController | undefined;
@@ -178,7 +185,6 @@ export class HttpPool {
       }, this.timeoutMs);
       const onAbort = (): void => stop(new Error('caller gone'));
       signal.addEventListener('abort', onAbort, { once: true });
-      if (signal.aborted) onAbort();
       const settle = (): void => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);

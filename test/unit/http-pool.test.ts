@@ -1,0 +1,97 @@
+// The unary HTTP upstream request (src/upstream/http-pool.ts, undici's
+// dispatch API) against a real node:http server on 127.0.0.1: the answer as
+// text, the size cap, the timeout, a caller gone before or during the call —
+// each with the error the pipeline maps, the origin's budget given back, and
+// (for a caller already gone) nothing sent.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { DEFAULT_LIMITS } from '../../src/config/types.js';
+import type { UpstreamTarget } from '../../src/core/upstream.js';
+import { A2AError } from '../../src/errors/a2a-error.js';
+import { HttpPool } from '../../src/upstream/http-pool.js';
+import { UpstreamRegistry, type ClientFactories } from '../../src/upstream/registry.js';
+
+let requests = 0;
+const held: Array<() => void> = [];
+const server: Server = createServer((req, res) => {
+  requests++;
+  req.resume();
+  req.on('end', () => {
+    if (req.url === '/big') return res.writeHead(200, { 'content-type': 'application/json' }).end('x'.repeat(5000));
+    if (req.url === '/slow') return void held.push(() => res.end('late'));
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end('{"ok":true}');
+  });
+});
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const registry = new UpstreamRegistry({} as ClientFactories, { ...DEFAULT_LIMITS, upstreamConnections: 1 });
+t.teardown(async () => {
+  for (const release of held) release();
+  await registry.close();
+  await new Promise((r) => server.close(r));
+});
+
+const target: UpstreamTarget = {
+  url,
+  version: '1.0',
+  timeoutMs: 300,
+  maxSseEventBytes: 1024,
+  maxResponseBytes: 1000,
+  tls: undefined,
+};
+const pool = new HttpPool(target, registry);
+const post = (path: string) => ({
+  method: 'POST' as const,
+  path,
+  headers: { 'content-type': 'application/json' },
+  body: '{}',
+});
+
+async function failure(p: Promise<unknown>): Promise<A2AError> {
+  try {
+    await p;
+  } catch (e) {
+    return e as A2AError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+t.test('an answer: status, content type and text', async (tt) => {
+  const a = await pool.request(post('/ok'), new AbortController().signal);
+  tt.same(a, { status: 200, contentType: 'application/json; charset=utf-8', text: '{"ok":true}' });
+});
+
+t.test('an answer over maxResponseBytes: INVALID_AGENT_RESPONSE', async (tt) => {
+  const e = await failure(pool.request(post('/big'), new AbortController().signal));
+  tt.ok(e instanceof A2AError, 'a gateway error');
+  tt.equal(e.errorName, 'INVALID_AGENT_RESPONSE');
+  tt.match(e.message, /maxResponseBytes \(1000 bytes\)/);
+});
+
+t.test('no answer within the timeout: UPSTREAM_TIMEOUT', async (tt) => {
+  const e = await failure(pool.request(post('/slow'), new AbortController().signal));
+  tt.equal(e.errorName, 'UPSTREAM_TIMEOUT');
+});
+
+t.test('the caller leaves during the call: CANCELLED', async (tt) => {
+  const ac = new AbortController();
+  const before = requests;
+  const p = pool.request(post('/slow'), ac.signal);
+  while (requests === before) await new Promise((r) => setImmediate(r)); // the upstream has the request
+  ac.abort();
+  tt.equal((await failure(p)).errorName, 'CANCELLED');
+});
+
+t.test('a caller already gone: CANCELLED, nothing sent', async (tt) => {
+  const ac = new AbortController();
+  ac.abort();
+  const before = requests;
+  tt.equal((await failure(pool.request(post('/ok'), ac.signal))).errorName, 'CANCELLED');
+  tt.equal(requests, before, 'the upstream saw no request');
+});
+
+t.test('every call gave its budget back (a budget of one connection still admits a call)', async (tt) => {
+  const a = await pool.request(post('/ok'), new AbortController().signal);
+  tt.equal(a.status, 200);
+});
