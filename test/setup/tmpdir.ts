@@ -19,6 +19,7 @@ const entry = process.argv[1] ? relative(root, process.argv[1]) : 'node';
 // `npm run tap` points TMPDIR at node_modules/.cache for tsx's compile cache (its loader starts before this file
 // and keeps it) and names the system temp folder in A2A_TEST_TMPDIR
 const base = process.env.A2A_TEST_TMPDIR || tmpdir();
+delete process.env.A2A_TEST_TMPDIR; // a child's own guard takes the folder made here
 const dir = mkdtempSync(join(base, `a2a-gw-test-${entry.replace(/[^\w.-]+/g, '_')}-`));
 process.env.TMPDIR = dir;
 process.env.TMP = dir;

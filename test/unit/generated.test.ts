@@ -29,6 +29,11 @@ t.test('src/gen matches what proto/ generates', async (tt) => {
   const committed = join(ROOT, 'src', 'gen');
   const fromProto = files(committed).filter((f) => f.endsWith('_pb.ts'));
   tt.same(files(out), fromProto, 'the same files');
+  tt.same(
+    files(committed).filter((f) => !f.endsWith('_pb.ts')),
+    ['config-validator.ts'],
+    'and nothing else but the config validator',
+  );
   for (const f of fromProto) {
     tt.equal(readFileSync(join(committed, f), 'utf8'), readFileSync(join(out, f), 'utf8'), `${f} is up to date`);
   }
