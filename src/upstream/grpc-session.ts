@@ -83,16 +83,11 @@ function percentDecoded(text: string): string {
   }
 }
 
-/** The call's status from its trailers, or from the headers of a trailers-only answer. */
-function statusOf(head: IncomingHttpHeaders | undefined, trailers: IncomingHttpHeaders | undefined): GrpcStatus {
+/** The call's status from its trailers, or from the headers of a trailers-only answer; undefined without one. */
+function statusOf(head: IncomingHttpHeaders, trailers: IncomingHttpHeaders | undefined): GrpcStatus | undefined {
   const block = trailers?.['grpc-status'] !== undefined ? trailers : head;
-  const raw = block?.['grpc-status'];
-  if (block === undefined || raw === undefined)
-    return {
-      code: GRPC_CODES.INTERNAL,
-      details: 'upstream ended the call without a grpc-status',
-      metadata: new grpc.Metadata(),
-    };
+  const raw = block['grpc-status'];
+  if (raw === undefined) return undefined;
   const code = Number(raw);
   const message = block['grpc-message'];
   return {
@@ -102,18 +97,22 @@ function statusOf(head: IncomingHttpHeaders | undefined, trailers: IncomingHttpH
   };
 }
 
-/** A failure of the connection or stream (refused, TLS, reset) → UNAVAILABLE (or the RST_STREAM's status). */
-function transportError(e: unknown, stream: ClientHttp2Stream | undefined): GrpcStatusError {
-  const err = e as (Error & { code?: string; cause?: unknown }) | undefined;
+/**
+ * A failure of the connection (refused, TLS, dropped) → UNAVAILABLE with its
+ * reason; of the stream alone (the agent's RST_STREAM) → that code's status.
+ */
+function transportError(e: unknown, conn: Connection, stream: ClientHttp2Stream | undefined): GrpcStatusError {
+  const sessionGone = conn.error !== undefined || conn.session.closed || conn.session.destroyed;
+  const rst = stream?.rstCode;
+  if (!sessionGone && rst !== undefined && rst !== http2.constants.NGHTTP2_NO_ERROR)
+    return grpcStatus(fromRstCode(rst), `upstream reset the stream (code ${rst})`);
+  const err = (conn.error ?? e) as (Error & { code?: string; cause?: unknown }) | undefined;
   const cause = (err?.code === 'ERR_HTTP2_STREAM_CANCEL' && err.cause ? err.cause : err) as
     (Error & { code?: string }) | undefined;
   const code = cause?.code ?? '';
   const text = `${code ? `${code}: ` : ''}${cause?.message ?? String(e)}`;
   if (isTlsFailure(text)) return grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream TLS failure: ${text}`);
-  const rst = stream?.rstCode;
-  if (rst !== undefined && rst !== http2.constants.NGHTTP2_NO_ERROR && code !== 'ERR_HTTP2_STREAM_CANCEL')
-    return grpcStatus(fromRstCode(rst), `upstream reset the stream (code ${rst})`);
-  return grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream connection failed: ${text}`);
+  return grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream connection dropped: ${text}`);
 }
 
 /** grpc-timeout: at most 8 digits and a unit. */
@@ -134,6 +133,8 @@ interface Connection {
   session: ClientHttp2Session;
   open: number;
   keepalive: NodeJS.Timeout | undefined;
+  /** Why the session failed, if it did. */
+  error?: Error;
 }
 
 export class GrpcSession {
@@ -159,7 +160,11 @@ export class GrpcSession {
     const drop = (): void => {
       if (this.current === conn) this.current = undefined;
     };
-    session.on('error', drop).on('goaway', drop);
+    session.on('error', (e: Error) => {
+      conn.error ??= e;
+      drop();
+    });
+    session.on('goaway', drop);
     session.on('close', () => {
       drop();
       clearInterval(conn.keepalive);
@@ -218,7 +223,7 @@ export class GrpcSession {
     try {
       stream = conn.session.request(headers);
     } catch (e) {
-      throw transportError(e, undefined);
+      throw transportError(e, conn, undefined);
     }
     this.opened(conn);
     stream.once('close', () => this.closed(conn));
@@ -269,13 +274,15 @@ export class GrpcSession {
           end(e);
           throw e;
         }
-        throw transportError(e, stream);
+        throw transportError(e, conn, stream);
       }
       if (ended) throw ended;
       if (!stream.closed) await new Promise((r) => stream.once('close', r));
       if (ended) throw ended;
-      if (head === undefined) throw transportError(new Error('upstream closed the stream before answering'), stream);
-      const status = statusOf(head, trailers);
+      const answered = head as IncomingHttpHeaders | undefined; // set by the response event
+      const status = answered && statusOf(answered, trailers);
+      // no status: the connection dropped, or the agent reset the stream
+      if (!status) throw transportError(new Error('upstream ended the call without a gRPC status'), conn, stream);
       if (status.code !== GRPC_CODES.OK) throw new GrpcStatusError(status);
       reader.finish();
     } finally {
