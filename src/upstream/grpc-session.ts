@@ -11,91 +11,22 @@
 // status, or from the transport. A status other than OK is thrown as a
 // GrpcStatusError, read into the catalogue by the gRPC binding (status.ts).
 import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
-import * as grpc from '@grpc/grpc-js';
 import type { UpstreamTls } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { GRPC_CODES } from '../errors/catalogue.js';
 import { isTlsFailure, undiciConnect } from '../tls/upstream-tls.js';
-import { GrpcMessageReader } from './grpc-messages.js';
-
-/** What a finished call's status says (grpc-js's StatusObject shape). */
-export interface GrpcStatus {
-  code: number;
-  details: string;
-  metadata: grpc.Metadata;
-}
-
-/** A call that ended with a status other than OK (the agent's, or one made up here for the transport). */
-export class GrpcStatusError extends Error {
-  constructor(readonly status: GrpcStatus) {
-    super(status.details);
-  }
-}
-
-export const grpcStatus = (code: number, details: string, metadata = new grpc.Metadata()): GrpcStatusError =>
-  new GrpcStatusError({ code, details, metadata });
+import {
+  fromHttpStatus,
+  fromRstCode,
+  GrpcMessageReader,
+  grpcStatus,
+  GrpcStatusError,
+  statusOf,
+} from './grpc-messages.js';
 
 /** As grpc-js was set: a ping every 5 min while calls are open, 20 s for its answer. */
 const KEEPALIVE_MS = 300_000;
 const KEEPALIVE_TIMEOUT_MS = 20_000;
-
-/** The gRPC spec's HTTP status → gRPC status table, for an answer without grpc-status. */
-function fromHttpStatus(status: number): number {
-  if (status === 400) return GRPC_CODES.INTERNAL;
-  if (status === 401) return GRPC_CODES.UNAUTHENTICATED;
-  if (status === 403) return GRPC_CODES.PERMISSION_DENIED;
-  if (status === 404) return GRPC_CODES.UNIMPLEMENTED;
-  if ([429, 502, 503, 504].includes(status)) return GRPC_CODES.UNAVAILABLE;
-  return GRPC_CODES.UNKNOWN;
-}
-
-/** An RST_STREAM code from the agent → gRPC status (as grpc-js reads it). */
-function fromRstCode(code: number): number {
-  const c = http2.constants;
-  if (code === c.NGHTTP2_REFUSED_STREAM) return GRPC_CODES.UNAVAILABLE;
-  if (code === c.NGHTTP2_CANCEL) return GRPC_CODES.CANCELLED;
-  if (code === c.NGHTTP2_ENHANCE_YOUR_CALM) return GRPC_CODES.RESOURCE_EXHAUSTED;
-  if (code === c.NGHTTP2_INADEQUATE_SECURITY) return GRPC_CODES.PERMISSION_DENIED;
-  return GRPC_CODES.INTERNAL;
-}
-
-/** Custom metadata of a header block (binary values are base64 on HTTP/2). */
-function metadataOf(headers: IncomingHttpHeaders): grpc.Metadata {
-  const md = new grpc.Metadata();
-  for (const [k, v] of Object.entries(headers)) {
-    if (k.startsWith(':') || k === 'grpc-status' || k === 'grpc-message' || v === undefined) continue;
-    for (const one of Array.isArray(v) ? v : [v]) {
-      try {
-        md.add(k, k.endsWith('-bin') ? Buffer.from(one, 'base64') : one);
-      } catch {
-        // a key grpc-js refuses carries nothing the gateway reads
-      }
-    }
-  }
-  return md;
-}
-
-function percentDecoded(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-/** The call's status from its trailers, or from the headers of a trailers-only answer; undefined without one. */
-function statusOf(head: IncomingHttpHeaders, trailers: IncomingHttpHeaders | undefined): GrpcStatus | undefined {
-  const block = trailers?.['grpc-status'] !== undefined ? trailers : head;
-  const raw = block['grpc-status'];
-  if (raw === undefined) return undefined;
-  const code = Number(raw);
-  const message = block['grpc-message'];
-  return {
-    code: Number.isInteger(code) ? code : GRPC_CODES.UNKNOWN,
-    details: typeof message === 'string' ? percentDecoded(message) : '',
-    metadata: metadataOf(block),
-  };
-}
 
 /**
  * A failure of the connection (refused, TLS, dropped) → UNAVAILABLE with its
@@ -204,6 +135,17 @@ export class GrpcSession {
    * Leaving the loop early resets the stream (CANCEL).
    */
   async *call(path: string, body: Uint8Array, opts: GrpcCallOptions): AsyncGenerator<Buffer> {
+    try {
+      yield* this.attempt(path, body, opts);
+    } catch (e) {
+      // a call the agent refused unprocessed (a GOAWAY race while it restarts, a stream it had no room for) goes once
+      // more, as grpc-js's transparent retry did — on a new session when the old one is going away
+      if (!(e instanceof GrpcStatusError && e.unprocessed) || opts.signal.aborted) throw e;
+      yield* this.attempt(path, body, opts);
+    }
+  }
+
+  private async *attempt(path: string, body: Uint8Array, opts: GrpcCallOptions): AsyncGenerator<Buffer> {
     const frame = Buffer.allocUnsafe(5 + body.byteLength);
     frame[0] = 0;
     frame.writeUInt32BE(body.byteLength, 1);
@@ -223,10 +165,15 @@ export class GrpcSession {
     try {
       stream = conn.session.request(headers);
     } catch (e) {
-      throw transportError(e, conn, undefined);
+      const err = transportError(e, conn, undefined);
+      err.unprocessed = true; // nothing was sent (the session was closing or going away)
+      throw err;
     }
     this.opened(conn);
     stream.once('close', () => this.closed(conn));
+    // the stream's error is read where the call ends (the iterator, rstCode, the session's error); this keeps one
+    // that comes while no reader is attached (between attempts, after the last message) from ending the process
+    stream.on('error', () => undefined);
     /** Why the gateway ended the call itself (deadline, caller gone, a refused answer). */
     let ended: Error | undefined;
     const end = (why: Error): void => {
@@ -274,7 +221,9 @@ export class GrpcSession {
           end(e);
           throw e;
         }
-        throw transportError(e, conn, stream);
+        const err = transportError(e, conn, stream);
+        err.unprocessed = head === undefined && stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
+        throw err;
       }
       if (ended) throw ended;
       if (!stream.closed) await new Promise((r) => stream.once('close', r));
@@ -282,7 +231,11 @@ export class GrpcSession {
       const answered = head as IncomingHttpHeaders | undefined; // set by the response event
       const status = answered && statusOf(answered, trailers);
       // no status: the connection dropped, or the agent reset the stream
-      if (!status) throw transportError(new Error('upstream ended the call without a gRPC status'), conn, stream);
+      if (!status) {
+        const err = transportError(new Error('upstream ended the call without a gRPC status'), conn, stream);
+        err.unprocessed = answered === undefined && stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
+        throw err;
+      }
       if (status.code !== GRPC_CODES.OK) throw new GrpcStatusError(status);
       reader.finish();
     } finally {

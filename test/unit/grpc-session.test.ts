@@ -7,7 +7,7 @@
 // the deadline, the caller leaving (the agent sees the stream cancelled), a
 // refused connection, and a new session after the agent restarts — with
 // the origin's budget given back.
-import { createServer as createH2Server, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+import { constants, createServer as createH2Server, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
@@ -83,6 +83,15 @@ async function grpcAgent(port = 0): Promise<{ port: number; close(): void }> {
 }
 
 /** A raw HTTP/2 agent: each SubscribeToTask/GetTask answer is written by hand. */
+/** How often each refusing case was called. */
+const refusals = { once: 0, always: 0, afterHeaders: 0 };
+/** One length-prefixed message. */
+function frameOf(message: Uint8Array): Buffer {
+  const f = Buffer.alloc(5 + message.length);
+  f.writeUInt32BE(message.length, 1);
+  f.set(message, 5);
+  return f;
+}
 const RAW: Record<string, (s: ServerHttp2Stream) => void> = {
   'trailers-only': (s) =>
     s.respond(
@@ -95,6 +104,22 @@ const RAW: Record<string, (s: ServerHttp2Stream) => void> = {
       { endStream: true },
     ),
   'http-503': (s) => s.respond({ ':status': 503, 'content-type': 'text/plain' }, { endStream: true }),
+  // RST_STREAM REFUSED_STREAM: the agent did not process the call (RFC 9113 §8.7)
+  'refused-once': (s) => {
+    if (refusals.once++ === 0) return void s.close(constants.NGHTTP2_REFUSED_STREAM);
+    s.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    s.on('wantTrailers', () => s.sendTrailers({ 'grpc-status': '0' }));
+    s.end(frameOf(task('second')));
+  },
+  'refused-always': (s) => {
+    refusals.always++;
+    s.close(constants.NGHTTP2_REFUSED_STREAM);
+  },
+  'refused-after-headers': (s) => {
+    refusals.afterHeaders++;
+    s.respond({ ':status': 200, 'content-type': 'application/grpc' });
+    s.close(constants.NGHTTP2_REFUSED_STREAM);
+  },
   compressed: (s) => {
     s.respond({ ':status': 200, 'content-type': 'application/grpc' });
     const body = task('c');
@@ -123,6 +148,7 @@ const RAW: Record<string, (s: ServerHttp2Stream) => void> = {
 };
 const raw: Http2Server = createH2Server();
 raw.on('stream', (s, headers) => {
+  s.on('error', () => undefined); // a stream this server resets itself errors on its side too
   s.resume();
   s.on('end', () => RAW[String(headers['x-case'])]!(s));
 });
@@ -278,4 +304,18 @@ t.test('the agent restarts: a new session serves the next calls', async (tt) => 
     }
   }, 'a call after the restart is answered');
   tt.equal(after.id, 'after');
+});
+
+t.test('a call the agent refused unprocessed (REFUSED_STREAM) is sent once more, and only then', async (tt) => {
+  const c = client(rawAddress);
+  const answer = await c.unary(envelope('GetTask', 'x', 'refused-once'), live());
+  tt.equal((answer as { id?: string }).id, 'second', 'the second attempt answered');
+  tt.equal(refusals.once, 2, 'two streams reached the agent');
+  const twice = await failure(c.unary(envelope('GetTask', 'x', 'refused-always'), live()));
+  tt.equal(twice.errorName, 'UPSTREAM_UNAVAILABLE', 'refused again: unavailable');
+  tt.equal(refusals.always, 2, 'after one retry, not more');
+  const answered = await failure(c.unary(envelope('GetTask', 'x', 'refused-after-headers'), live()));
+  tt.equal(answered.errorName, 'UPSTREAM_UNAVAILABLE');
+  tt.equal(refusals.afterHeaders, 1, 'a stream the agent had answered is never sent again');
+  await budgetBack(tt, `127.0.0.1:${agent.port}`);
 });
