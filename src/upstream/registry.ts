@@ -1,10 +1,11 @@
 // The upstream connections of one configuration generation (the model of
 // Envoy's cluster manager): undici Pools per HTTP origin and TLS settings —
 // one for unary calls, one for streams, so that long-lived streams never
-// hold the connections unary calls need — one grpc-js channel per gRPC
-// address, TLS settings and largest message, and one client per upstream
-// interface and route settings on top of them, shared by translated and
-// pass-through calls. Each origin has two budgets (Envoy's circuit breakers:
+// hold the connections unary calls need — one node:http2 session per gRPC
+// address and TLS settings for translated calls (grpc-session.ts), one
+// grpc-js channel per gRPC address, TLS settings and largest message for the
+// pass-through relay, and one client per upstream interface and route
+// settings on top of them. Each origin has two budgets (Envoy's circuit breakers:
 // limits.upstreamConnections unary calls and limits.upstreamStreams streams in
 // flight); a call over its budget is UPSTREAM_OVERLOADED at once, never queued.
 // TLS files are read when a pool or channel is made, so a reload (a new
@@ -17,6 +18,7 @@ import { RETRY_INFO_TYPE } from '../core/limits.js';
 import type { UpstreamClient, UpstreamTarget } from '../core/upstream.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { grpcChannel, tlsKey, undiciConnect } from '../tls/upstream-tls.js';
+import { GrpcSession } from './grpc-session.js';
 
 /** Unary calls and streams have budgets (and, over HTTP/1.1, connections) of their own. */
 export type CallKind = 'unary' | 'stream';
@@ -46,6 +48,7 @@ export class UpstreamRegistry {
   private readonly pools = new Map<string, Pool>();
   private readonly inUse = new Map<string, number>();
   private readonly channels = new Map<string, grpc.Client>();
+  private readonly sessions = new Map<string, GrpcSession>();
   private readonly clients = new Map<string, UpstreamClient>();
   private inFlight = 0;
   private retired = false;
@@ -122,6 +125,17 @@ export class UpstreamRegistry {
     return c;
   }
 
+  /** The HTTP/2 session(s) of translated calls to a gRPC address ("host:port"). */
+  grpcSession(address: string, tls: UpstreamTls | undefined): GrpcSession {
+    const key = `${address} ${tlsKey(tls)}`;
+    let s = this.sessions.get(key);
+    if (!s) {
+      s = new GrpcSession(address, tls);
+      this.sessions.set(key, s);
+    }
+    return s;
+  }
+
   /** The client for an upstream interface with a route's settings. */
   client(binding: Binding, target: UpstreamTarget): UpstreamClient {
     const key = `${binding} ${target.version} ${target.url} ${target.timeoutMs} ${target.maxSseEventBytes} ${target.maxResponseBytes} ${tlsKey(target.tls)}`;
@@ -162,6 +176,8 @@ export class UpstreamRegistry {
       this.clients.clear();
       for (const c of this.channels.values()) c.close();
       this.channels.clear();
+      for (const s of this.sessions.values()) s.close();
+      this.sessions.clear();
       await Promise.all(pools.map((p) => p.close().catch(() => p.destroy())));
       this.onClosed?.();
     })();

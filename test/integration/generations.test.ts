@@ -1,5 +1,6 @@
-// Upstream connections per config generation (issue 11): translated and
-// pass-through calls to one gRPC agent share one channel; a reload moves new
+// Upstream connections per config generation (issue 11): translated calls to
+// one gRPC agent share one HTTP/2 session (node:http2), pass-through calls one
+// grpc-js channel; a reload moves new
 // calls to new connections while a call in flight finishes on the old one,
 // which then closes; a client certificate renewed at the same path is used
 // after the reload. Connections are counted by a TCP relay in front of the
@@ -72,7 +73,7 @@ t.teardown(async () => {
   await agent.close();
 });
 
-t.test('one channel per agent, shared by translated and pass-through calls', async (tt) => {
+t.test('one connection per agent for translated calls, one for pass-through calls', async (tt) => {
   const translated = await CALLERS.JSONRPC(
     gw,
     'SendMessage',
@@ -82,7 +83,15 @@ t.test('one channel per agent, shared by translated and pass-through calls', asy
   tt.equal(translated.ok, true, 'JSON-RPC → gRPC (translated)');
   const passed = await CALLERS.GRPC(gw, 'SendMessage', { message: userMessage('b') }, { tenant: '', prefix: '' });
   tt.equal(passed.ok, true, 'gRPC → gRPC (pass-through)');
-  tt.equal(relay.total, 1, 'both went over one connection');
+  tt.equal(relay.total, 2, 'each over its own connection');
+  const again = await CALLERS['HTTP+JSON'](
+    gw,
+    'SendMessage',
+    { message: userMessage('c') },
+    { tenant: '', prefix: '/rpc' },
+  );
+  tt.equal(again.ok, true, 'HTTP+JSON → gRPC (translated)');
+  tt.equal(relay.total, 2, 'over the session the first translated call opened');
 });
 
 t.test('a reload: new calls on new connections; the old ones close once their calls end', async (tt) => {
@@ -100,15 +109,22 @@ t.test('a reload: new calls on new connections; the old ones close once their ca
   gw.reload(config());
   const after = await CALLERS.JSONRPC(gw, 'GetTask', { id: 'none' }, { tenant: '', prefix: '/rpc' });
   tt.equal(after.details?.find((d) => d.reason)?.reason, 'TASK_NOT_FOUND', 'a call after the reload is served');
-  tt.equal(relay.total, before + 1, 'over a new connection (the new generation has its own channel)');
-  tt.equal(relay.open, 2, 'the old connection stays while the stream started before the reload runs');
+  tt.equal(relay.total, before + 1, 'over a new connection (the new generation has its own session)');
+  tt.equal(
+    relay.open,
+    3,
+    "the old generation's session and channel stay while the stream started before the reload runs",
+  );
   abort.abort();
   await held;
   await relay.openAtMost(1);
-  tt.equal(relay.open, 1, "the old generation's connection closed when its last call ended");
-  const again = await CALLERS.GRPC(gw, 'SendMessage', { message: userMessage('c') }, { tenant: '', prefix: '' });
+  tt.equal(relay.open, 1, "the old generation's connections closed when its last call ended");
+  const again = await CALLERS.JSONRPC(gw, 'SendMessage', { message: userMessage('c') }, { tenant: '', prefix: '/rpc' });
   tt.equal(again.ok, true, 'and the new one keeps serving');
   tt.equal(relay.total, before + 1, 'without a new connection');
+  const passed = await CALLERS.GRPC(gw, 'SendMessage', { message: userMessage('d') }, { tenant: '', prefix: '' });
+  tt.equal(passed.ok, true, 'a pass-through call after the reload is served');
+  tt.equal(relay.total, before + 2, "over the new generation's own channel");
 });
 
 const FIX = new URL('../fixtures/tls/', import.meta.url).pathname;

@@ -1,10 +1,9 @@
-// gRPC upstream client (spec §10): calls over the generation's channel to the
-// agent (keepalive pings, shared with the gRPC pass-through); service
+// gRPC upstream client (spec §10): calls over the generation's HTTP/2 session
+// to the agent (upstream/grpc-session.ts, node:http2); service
 // parameters as metadata (§10.2); answers decoded with the method's response
 // type; errors read from status + details (§10.6). Streams (§10.7) are
 // server-streaming calls, read as pulled, so a slow caller holds the upstream
 // back through HTTP/2 flow control.
-import * as grpc from '@grpc/grpc-js';
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
@@ -12,8 +11,10 @@ import { upstreamHeaders } from '../../core/service-params.js';
 import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
+import { GrpcStatusError, type GrpcStatus } from '../../upstream/grpc-messages.js';
+import type { GrpcSession } from '../../upstream/grpc-session.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
-import { A2A_SERVICE, identity } from './service.js';
+import { A2A_SERVICE } from './service.js';
 import { fromServiceError } from './status.js';
 
 /** "grpc://host:port", "grpcs://host:port" or "host:port" → "host:port". */
@@ -26,7 +27,7 @@ export interface GrpcUpstreamDialect {
   path(info: MethodInfo): string;
   encode(info: MethodInfo, env: Envelope): Uint8Array;
   decode(info: MethodInfo, bytes: Uint8Array): AnyResponse;
-  error(info: MethodInfo, e: grpc.ServiceError): A2AError;
+  error(info: MethodInfo, status: GrpcStatus): A2AError;
 }
 
 /** A2A 1.0: lf.a2a.v1.A2AService, the generated codec, status + grpc-status-details-bin (§10.6). */
@@ -37,9 +38,9 @@ export const GRPC_V1: GrpcUpstreamDialect = {
   error: (_info, e) => fromServiceError(e),
 };
 
-function decode(dialect: GrpcUpstreamDialect, info: MethodInfo, bytes: Buffer | undefined): AnyResponse {
+function decode(dialect: GrpcUpstreamDialect, info: MethodInfo, bytes: Buffer): AnyResponse {
   try {
-    return dialect.decode(info, bytes ?? Buffer.alloc(0));
+    return dialect.decode(info, bytes);
   } catch (e) {
     if (e instanceof A2AError) throw e;
     throw A2AError.of(
@@ -50,7 +51,7 @@ function decode(dialect: GrpcUpstreamDialect, info: MethodInfo, bytes: Buffer | 
 }
 
 export class GrpcUpstream implements UpstreamClient {
-  private readonly client: grpc.Client;
+  private readonly session: GrpcSession;
   /** The budget key of the agent (upstream/registry.ts). */
   private readonly origin: string;
 
@@ -61,61 +62,46 @@ export class GrpcUpstream implements UpstreamClient {
   ) {
     const address = grpcAddress(target.url);
     this.origin = `grpc://${address}`;
-    this.client = upstreams.grpcChannel(address, target.tls, target.maxResponseBytes);
+    this.session = upstreams.grpcSession(address, target.tls);
   }
 
-  private call(env: Envelope): { info: MethodInfo; path: string; body: Buffer; metadata: grpc.Metadata } {
+  /** The call's answer messages, decoded; a status other than OK read by the dialect. */
+  private async *messages(env: Envelope, signal: AbortSignal, timeoutMs?: number): AsyncGenerator<AnyResponse> {
     const info = methodOf(env);
-    const bytes = this.dialect.encode(info, env);
-    const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const metadata = new grpc.Metadata();
-    for (const [k, v] of Object.entries(upstreamHeaders(env.serviceParameters))) metadata.set(k, v);
-    return { info, path: this.dialect.path(info), body, metadata };
+    const body = this.dialect.encode(info, env);
+    const metadata = upstreamHeaders(env.serviceParameters);
+    const opts = { metadata, maxMessageBytes: this.target.maxResponseBytes, signal, timeoutMs };
+    try {
+      for await (const bytes of this.session.call(this.dialect.path(info), body, opts))
+        yield decode(this.dialect, info, bytes);
+    } catch (e) {
+      if (e instanceof GrpcStatusError) throw this.dialect.error(info, e.status);
+      throw e;
+    }
   }
 
-  unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse> {
-    const { info, path, body, metadata } = this.call(env);
+  async unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse> {
     const release = this.upstreams.admit(this.origin, 'unary');
-    return new Promise<AnyResponse>((resolve, reject) => {
-      const call = this.client.makeUnaryRequest<Buffer, Buffer>(
-        path,
-        identity,
-        identity,
-        body,
-        metadata,
-        { deadline: Date.now() + this.target.timeoutMs },
-        (err, value) => {
-          release();
-          signal.removeEventListener('abort', onAbort);
-          if (err) return reject(this.dialect.error(info, err));
-          try {
-            resolve(decode(this.dialect, info, value));
-          } catch (e) {
-            reject(e);
-          }
-        },
-      );
-      const onAbort = (): void => call.cancel();
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    try {
+      let answer: AnyResponse | undefined;
+      for await (const message of this.messages(env, signal, this.target.timeoutMs)) {
+        if (answer !== undefined)
+          throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream answered a unary call with more than one message');
+        answer = message;
+      }
+      if (answer === undefined)
+        throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream answered a unary call without a message');
+      return answer;
+    } finally {
+      release();
+    }
   }
 
   async *stream(env: Envelope, signal: AbortSignal): AsyncGenerator<StreamResponse> {
-    const { info, path, body, metadata } = this.call(env);
     const release = this.upstreams.admit(this.origin, 'stream');
-    const call = this.client.makeServerStreamRequest<Buffer, Buffer>(path, identity, identity, body, metadata, {});
-    call.once('status', release);
-    const onAbort = (): void => call.cancel();
-    signal.addEventListener('abort', onAbort, { once: true });
     try {
-      for await (const bytes of call as AsyncIterable<Buffer>)
-        yield decode(this.dialect, info, bytes) as StreamResponse;
-    } catch (e) {
-      if (e instanceof A2AError) throw e;
-      throw this.dialect.error(info, e as grpc.ServiceError);
+      for await (const message of this.messages(env, signal)) yield message as StreamResponse;
     } finally {
-      signal.removeEventListener('abort', onAbort);
-      call.cancel();
       release();
     }
   }

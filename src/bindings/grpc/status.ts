@@ -1,9 +1,10 @@
 // gRPC error wire form (spec §10.6): status code + message + a binary
 // google.rpc.Status in the `grpc-status-details-bin` trailer. Converts between
 // that and the core A2AError, keeping every detail (ErrorInfo, BadRequest, …).
-// A status grpc-js made up on its side of an upstream call (no connection,
-// deadline, a message over the channel's size limit) is a gateway error whose
-// answered text names no address (grpc-js's text is logged).
+// A status made up on the gateway's side of an upstream call (by grpc-js for
+// the pass-through, by upstream/grpc-session.ts for translated calls: no
+// connection, deadline, a message over the size limit) is a gateway error
+// whose answered text names no address (the full text is logged).
 import * as grpc from '@grpc/grpc-js';
 import { A2AError, grpcNameOf, nameFromDetails, nameFromGrpc } from '../../errors/a2a-error.js';
 import { withoutAddresses } from '../../errors/addresses.js';

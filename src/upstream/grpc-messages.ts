@@ -1,0 +1,145 @@
+// The gRPC wire of an upstream call on HTTP/2 (spec §10; "gRPC over HTTP2"):
+// message framing on DATA (Length-Prefixed-Message: a compressed flag byte, a
+// 4-byte big-endian length, the message; one message may span several DATA
+// chunks, one chunk may hold several messages — the gateway never offers
+// compression (no grpc-accept-encoding), so a compressed message is an
+// invalid answer; one longer than maxResponseBytes is refused from its length
+// prefix, before its bytes are read) and the call's status (grpc-status,
+// percent-encoded grpc-message and metadata from the trailers or a
+// trailers-only answer; the HTTP status and RST_STREAM code tables).
+import http2, { type IncomingHttpHeaders } from 'node:http2';
+import * as grpc from '@grpc/grpc-js';
+import { A2AError } from '../errors/a2a-error.js';
+import { GRPC_CODES } from '../errors/catalogue.js';
+
+/** What a finished call's status says (grpc-js's StatusObject shape). */
+export interface GrpcStatus {
+  code: number;
+  details: string;
+  metadata: grpc.Metadata;
+}
+
+/** A call that ended with a status other than OK (the agent's, or one made up here for the transport). */
+export class GrpcStatusError extends Error {
+  /** The agent never processed the call (RST_STREAM REFUSED_STREAM before any answer, or a session going away): safe to send again. */
+  unprocessed = false;
+  constructor(readonly status: GrpcStatus) {
+    super(status.details);
+  }
+}
+
+export const grpcStatus = (code: number, details: string, metadata = new grpc.Metadata()): GrpcStatusError =>
+  new GrpcStatusError({ code, details, metadata });
+
+/** The gRPC spec's HTTP status → gRPC status table, for an answer without grpc-status. */
+export function fromHttpStatus(status: number): number {
+  if (status === 400) return GRPC_CODES.INTERNAL;
+  if (status === 401) return GRPC_CODES.UNAUTHENTICATED;
+  if (status === 403) return GRPC_CODES.PERMISSION_DENIED;
+  if (status === 404) return GRPC_CODES.UNIMPLEMENTED;
+  if ([429, 502, 503, 504].includes(status)) return GRPC_CODES.UNAVAILABLE;
+  return GRPC_CODES.UNKNOWN;
+}
+
+/** An RST_STREAM code from the agent → gRPC status (as grpc-js reads it). */
+export function fromRstCode(code: number): number {
+  const c = http2.constants;
+  if (code === c.NGHTTP2_REFUSED_STREAM) return GRPC_CODES.UNAVAILABLE;
+  if (code === c.NGHTTP2_CANCEL) return GRPC_CODES.CANCELLED;
+  if (code === c.NGHTTP2_ENHANCE_YOUR_CALM) return GRPC_CODES.RESOURCE_EXHAUSTED;
+  if (code === c.NGHTTP2_INADEQUATE_SECURITY) return GRPC_CODES.PERMISSION_DENIED;
+  return GRPC_CODES.INTERNAL;
+}
+
+/** Custom metadata of a header block (binary values are base64 on HTTP/2). */
+function metadataOf(headers: IncomingHttpHeaders): grpc.Metadata {
+  const md = new grpc.Metadata();
+  for (const [k, v] of Object.entries(headers)) {
+    if (k.startsWith(':') || k === 'grpc-status' || k === 'grpc-message' || v === undefined) continue;
+    for (const one of Array.isArray(v) ? v : [v]) {
+      try {
+        md.add(k, k.endsWith('-bin') ? Buffer.from(one, 'base64') : one);
+      } catch {
+        // a key grpc-js refuses carries nothing the gateway reads
+      }
+    }
+  }
+  return md;
+}
+
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The call's status from its trailers, or from the headers of a trailers-only answer; undefined without one. */
+export function statusOf(head: IncomingHttpHeaders, trailers: IncomingHttpHeaders | undefined): GrpcStatus | undefined {
+  const block = trailers?.['grpc-status'] !== undefined ? trailers : head;
+  const raw = block['grpc-status'];
+  if (raw === undefined) return undefined;
+  const code = Number(raw);
+  const message = block['grpc-message'];
+  return {
+    code: Number.isInteger(code) ? code : GRPC_CODES.UNKNOWN,
+    details: typeof message === 'string' ? percentDecoded(message) : '',
+    metadata: metadataOf(block),
+  };
+}
+
+const PREFIX = 5;
+
+export class GrpcMessageReader {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  /** The length of the message being read, once its prefix is in. */
+  private length: number | undefined;
+
+  constructor(private readonly maxMessageBytes: number) {}
+
+  private take(n: number): Buffer {
+    const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    const out = all.subarray(0, n);
+    const rest = all.subarray(n);
+    this.chunks = rest.length ? [rest] : [];
+    this.size = rest.length;
+    return out;
+  }
+
+  /** The messages completed by `chunk` (zero or more). */
+  push(chunk: Buffer): Buffer[] {
+    if (chunk.length) {
+      this.chunks.push(chunk);
+      this.size += chunk.length;
+    }
+    const out: Buffer[] = [];
+    for (;;) {
+      if (this.length === undefined) {
+        if (this.size < PREFIX) return out;
+        const prefix = this.take(PREFIX);
+        if (prefix[0] !== 0)
+          throw A2AError.of(
+            'INVALID_AGENT_RESPONSE',
+            'upstream sent a compressed gRPC message though the gateway accepts no compression',
+          );
+        const length = prefix.readUInt32BE(1);
+        if (length > this.maxMessageBytes)
+          throw A2AError.of('INVALID_AGENT_RESPONSE', "the upstream's answer exceeds maxResponseBytes", {
+            internal: `gRPC message of ${length} bytes, over maxResponseBytes ${this.maxMessageBytes}`,
+          });
+        this.length = length;
+      }
+      if (this.size < this.length) return out;
+      out.push(this.length === 0 ? Buffer.alloc(0) : this.take(this.length));
+      this.length = undefined;
+    }
+  }
+
+  /** At the end of the answer: a message cut short is an invalid answer. */
+  finish(): void {
+    if (this.size > 0 || this.length !== undefined)
+      throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream ended the call in the middle of a gRPC message');
+  }
+}

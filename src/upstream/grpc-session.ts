@@ -1,0 +1,253 @@
+// gRPC over HTTP/2 toward an upstream agent (spec §10; the "gRPC over HTTP2"
+// protocol), translated calls only — the pass-through relay and the health
+// checks keep grpc-js. A node:http2 client costs about half the CPU per call
+// of a grpc-js one (README, Stack). One ClientHttp2Session per address and
+// TLS settings, made when first needed and replaced once it closes, goes away
+// or fails; keepalive pings while calls are open (an unanswered ping closes
+// the session). A call is POST /<service>/<method> with one 5-byte
+// length-prefixed message; its answer messages are read as the caller pulls
+// them (HTTP/2 flow control holds the agent back) and its status comes from
+// the trailers, from a trailers-only answer's headers, from a non-200 HTTP
+// status, or from the transport. A status other than OK is thrown as a
+// GrpcStatusError, read into the catalogue by the gRPC binding (status.ts).
+import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
+import type { UpstreamTls } from '../config/types.js';
+import { A2AError } from '../errors/a2a-error.js';
+import { GRPC_CODES } from '../errors/catalogue.js';
+import { isTlsFailure, undiciConnect } from '../tls/upstream-tls.js';
+import {
+  fromHttpStatus,
+  fromRstCode,
+  GrpcMessageReader,
+  grpcStatus,
+  GrpcStatusError,
+  statusOf,
+} from './grpc-messages.js';
+
+/** As grpc-js was set: a ping every 5 min while calls are open, 20 s for its answer. */
+const KEEPALIVE_MS = 300_000;
+const KEEPALIVE_TIMEOUT_MS = 20_000;
+
+/**
+ * A failure of the connection (refused, TLS, dropped) → UNAVAILABLE with its
+ * reason; of the stream alone (the agent's RST_STREAM) → that code's status.
+ */
+function transportError(e: unknown, conn: Connection, stream: ClientHttp2Stream | undefined): GrpcStatusError {
+  const sessionGone = conn.error !== undefined || conn.session.closed || conn.session.destroyed;
+  const rst = stream?.rstCode;
+  if (!sessionGone && rst !== undefined && rst !== http2.constants.NGHTTP2_NO_ERROR)
+    return grpcStatus(fromRstCode(rst), `upstream reset the stream (code ${rst})`);
+  const err = (conn.error ?? e) as (Error & { code?: string; cause?: unknown }) | undefined;
+  const cause = (err?.code === 'ERR_HTTP2_STREAM_CANCEL' && err.cause ? err.cause : err) as
+    (Error & { code?: string }) | undefined;
+  const code = cause?.code ?? '';
+  const text = `${code ? `${code}: ` : ''}${cause?.message ?? String(e)}`;
+  if (isTlsFailure(text)) return grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream TLS failure: ${text}`);
+  return grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream connection dropped: ${text}`);
+}
+
+/** grpc-timeout: at most 8 digits and a unit. */
+const timeoutHeader = (ms: number): string =>
+  ms < 1e8 ? `${Math.max(1, Math.ceil(ms))}m` : `${Math.ceil(ms / 1000)}S`;
+
+export interface GrpcCallOptions {
+  /** Custom metadata (the service parameters, §10.2). */
+  metadata: Record<string, string>;
+  /** The deadline, sent as grpc-timeout and kept here (unary calls; streams have none). */
+  timeoutMs?: number;
+  /** Largest answer message; past it the stream is reset. */
+  maxMessageBytes: number;
+  signal: AbortSignal;
+}
+
+interface Connection {
+  session: ClientHttp2Session;
+  open: number;
+  keepalive: NodeJS.Timeout | undefined;
+  /** Why the session failed, if it did. */
+  error?: Error;
+}
+
+export class GrpcSession {
+  private current: Connection | undefined;
+  private readonly all = new Set<Connection>();
+  private readonly authority: string;
+  private readonly tls: ReturnType<typeof undiciConnect>;
+
+  constructor(
+    /** "host:port" */
+    address: string,
+    tls: UpstreamTls | undefined,
+  ) {
+    this.tls = undiciConnect(tls);
+    this.authority = `${this.tls ? 'https' : 'http'}://${address}`;
+  }
+
+  private connection(): Connection {
+    const now = this.current;
+    if (now && !now.session.closed && !now.session.destroyed) return now;
+    const session = http2.connect(this.authority, { ...this.tls });
+    const conn: Connection = { session, open: 0, keepalive: undefined };
+    const drop = (): void => {
+      if (this.current === conn) this.current = undefined;
+    };
+    session.on('error', (e: Error) => {
+      conn.error ??= e;
+      drop();
+    });
+    session.on('goaway', drop);
+    session.on('close', () => {
+      drop();
+      clearInterval(conn.keepalive);
+      this.all.delete(conn);
+    });
+    session.unref();
+    this.current = conn;
+    this.all.add(conn);
+    return conn;
+  }
+
+  private opened(conn: Connection): void {
+    if (conn.open++ > 0) return;
+    conn.session.ref();
+    conn.keepalive = setInterval(() => {
+      const late = setTimeout(
+        () => conn.session.destroy(new Error('keepalive ping not answered')),
+        KEEPALIVE_TIMEOUT_MS,
+      );
+      late.unref();
+      if (!conn.session.ping(() => clearTimeout(late))) clearTimeout(late);
+    }, KEEPALIVE_MS);
+    conn.keepalive.unref();
+  }
+
+  private closed(conn: Connection): void {
+    if (--conn.open > 0) return;
+    clearInterval(conn.keepalive);
+    conn.keepalive = undefined;
+    if (!conn.session.destroyed) conn.session.unref();
+  }
+
+  /**
+   * One call: `body` as the request message, the answer messages yielded as
+   * pulled. Ends when the status is OK; otherwise throws GrpcStatusError, or
+   * A2AError for an answer the gateway refuses (compressed, too large, torn).
+   * Leaving the loop early resets the stream (CANCEL).
+   */
+  async *call(path: string, body: Uint8Array, opts: GrpcCallOptions): AsyncGenerator<Buffer> {
+    try {
+      yield* this.attempt(path, body, opts);
+    } catch (e) {
+      // a call the agent refused unprocessed (a GOAWAY race while it restarts, a stream it had no room for) goes once
+      // more, as grpc-js's transparent retry did — on a new session when the old one is going away
+      if (!(e instanceof GrpcStatusError && e.unprocessed) || opts.signal.aborted) throw e;
+      yield* this.attempt(path, body, opts);
+    }
+  }
+
+  private async *attempt(path: string, body: Uint8Array, opts: GrpcCallOptions): AsyncGenerator<Buffer> {
+    const frame = Buffer.allocUnsafe(5 + body.byteLength);
+    frame[0] = 0;
+    frame.writeUInt32BE(body.byteLength, 1);
+    frame.set(body, 5);
+    const headers: http2.OutgoingHttpHeaders = {
+      ':method': 'POST',
+      ':path': path,
+      ...(this.tls?.servername ? { ':authority': this.tls.servername } : {}),
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      ...(opts.timeoutMs !== undefined ? { 'grpc-timeout': timeoutHeader(opts.timeoutMs) } : {}),
+      ...opts.metadata,
+    };
+    if (opts.signal.aborted) throw grpcStatus(GRPC_CODES.CANCELLED, 'Cancelled on client');
+    const conn = this.connection();
+    let stream: ClientHttp2Stream;
+    try {
+      stream = conn.session.request(headers);
+    } catch (e) {
+      const err = transportError(e, conn, undefined);
+      err.unprocessed = true; // nothing was sent (the session was closing or going away)
+      throw err;
+    }
+    this.opened(conn);
+    stream.once('close', () => this.closed(conn));
+    // the stream's error is read where the call ends (the iterator, rstCode, the session's error); this keeps one
+    // that comes while no reader is attached (between attempts, after the last message) from ending the process
+    stream.on('error', () => undefined);
+    /** Why the gateway ended the call itself (deadline, caller gone, a refused answer). */
+    let ended: Error | undefined;
+    const end = (why: Error): void => {
+      ended ??= why;
+      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    };
+    let head: IncomingHttpHeaders | undefined;
+    let trailers: IncomingHttpHeaders | undefined;
+    stream.once('response', (h) => {
+      head = h;
+      const status = Number(h[':status']);
+      if (status !== 200) end(grpcStatus(fromHttpStatus(status), `upstream answered HTTP status ${status}`));
+      else if (h['grpc-status'] === undefined && !String(h['content-type'] ?? '').startsWith('application/grpc'))
+        end(
+          A2AError.of(
+            'INVALID_AGENT_RESPONSE',
+            `upstream answered content-type ${String(h['content-type'])}, not gRPC`,
+          ),
+        );
+    });
+    stream.once('trailers', (t) => (trailers = t));
+    const deadline =
+      opts.timeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () => end(grpcStatus(GRPC_CODES.DEADLINE_EXCEEDED, `upstream did not answer within ${opts.timeoutMs} ms`)),
+            opts.timeoutMs,
+          );
+    const onAbort = (): void => end(grpcStatus(GRPC_CODES.CANCELLED, 'Cancelled on client'));
+    opts.signal.addEventListener('abort', onAbort, { once: true });
+    stream.end(frame);
+    const reader = new GrpcMessageReader(opts.maxMessageBytes);
+    try {
+      try {
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          for (const message of reader.push(chunk)) {
+            if (ended) break;
+            yield message;
+          }
+          if (ended) break;
+        }
+      } catch (e) {
+        if (ended) throw ended;
+        if (e instanceof A2AError || e instanceof GrpcStatusError) {
+          end(e);
+          throw e;
+        }
+        const err = transportError(e, conn, stream);
+        err.unprocessed = head === undefined && stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
+        throw err;
+      }
+      if (ended) throw ended;
+      if (!stream.closed) await new Promise((r) => stream.once('close', r));
+      if (ended) throw ended;
+      const answered = head as IncomingHttpHeaders | undefined; // set by the response event
+      const status = answered && statusOf(answered, trailers);
+      // no status: the connection dropped, or the agent reset the stream
+      if (!status) {
+        const err = transportError(new Error('upstream ended the call without a gRPC status'), conn, stream);
+        err.unprocessed = answered === undefined && stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
+        throw err;
+      }
+      if (status.code !== GRPC_CODES.OK) throw new GrpcStatusError(status);
+      reader.finish();
+    } finally {
+      clearTimeout(deadline);
+      opts.signal.removeEventListener('abort', onAbort);
+      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    }
+  }
+
+  /** Gracefully closes every session (open calls finish first). */
+  close(): void {
+    this.current = undefined;
+    for (const conn of this.all) conn.session.close();
+  }
+}
