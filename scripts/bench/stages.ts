@@ -31,8 +31,11 @@ const PARTS: Array<[string, RegExp]> = [
     /^(writev|writeString|writeBuffer|readStart|onStreamRead) |node:net|stream_base_commons/,
   ],
   ['HTTP listener (node:http, fastify)', /node:_http_|node:internal\/streams|fastify|find-my-way|avvio/],
-  ['gRPC transport (@grpc/grpc-js, node:http2)', /@grpc\/|node:internal\/http2|node:http2/],
-  ['HTTP upstream client (undici, llhttp)', /undici|wasm:/],
+  [
+    "gRPC transport (@grpc/grpc-js, node:http2, the gateway's gRPC client)",
+    /@grpc\/|node:internal\/http2|node:http2|dist\/upstream\/grpc-/,
+  ],
+  ["HTTP upstream client (undici, llhttp, the gateway's HTTP pool)", /undici|wasm:|dist\/upstream\/http-/],
   ['ProtoJSON and binary codecs (protobuf-es)', /@bufbuild\//],
   ['request body read and JSON parse', /dist\/http\/(json-body|body-reader)|^(parse|stringify) /],
   ['validation (one walk)', /dist\/core\/validate|dist\/policy\//],
