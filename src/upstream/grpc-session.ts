@@ -78,6 +78,8 @@ export class GrpcSession {
     /** "host:port" */
     address: string,
     tls: UpstreamTls | undefined,
+    /** A session not up (TCP, TLS, HTTP/2 settings) within this fails its calls (grpc-js's default: 20 s). */
+    private readonly connectTimeoutMs = 20_000,
   ) {
     this.tls = undiciConnect(tls);
     this.authority = `${this.tls ? 'https' : 'http'}://${address}`;
@@ -88,6 +90,13 @@ export class GrpcSession {
     if (now && !now.session.closed && !now.session.destroyed) return now;
     const session = http2.connect(this.authority, { ...this.tls });
     const conn: Connection = { session, open: 0, keepalive: undefined };
+    // an address that never answers would otherwise hold a stream (which has no deadline) for the kernel's timeout
+    const connecting = setTimeout(() => {
+      const e = Object.assign(new Error(`no connection within ${this.connectTimeoutMs} ms`), { code: 'ETIMEDOUT' });
+      session.destroy(e);
+    }, this.connectTimeoutMs);
+    connecting.unref();
+    session.once('connect', () => clearTimeout(connecting));
     const drop = (): void => {
       if (this.current === conn) this.current = undefined;
     };
@@ -97,6 +106,7 @@ export class GrpcSession {
     });
     session.on('goaway', drop);
     session.on('close', () => {
+      clearTimeout(connecting);
       drop();
       clearInterval(conn.keepalive);
       this.all.delete(conn);

@@ -8,7 +8,7 @@
 // refused connection, and a new session after the agent restarts — with
 // the origin's budget given back.
 import { constants, createServer as createH2Server, type Http2Server, type ServerHttp2Stream } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import t from 'tap';
@@ -25,6 +25,8 @@ import {
   TaskSchema,
 } from '../../src/gen/a2a_pb.js';
 import { statusToBinary } from '../../src/proto/json.js';
+import { GrpcStatusError } from '../../src/upstream/grpc-messages.js';
+import { GrpcSession } from '../../src/upstream/grpc-session.js';
 import { UpstreamRegistry, type ClientFactories } from '../../src/upstream/registry.js';
 import { refusedPort } from '../helpers/broken-upstreams.js';
 import { waitFor } from '../helpers/wait.js';
@@ -319,3 +321,35 @@ t.test('a call the agent refused unprocessed (REFUSED_STREAM) is sent once more,
   tt.equal(refusals.afterHeaders, 1, 'a stream the agent had answered is never sent again');
   await budgetBack(tt, `127.0.0.1:${agent.port}`);
 });
+
+t.test(
+  'a connection that never comes up (TLS handshake unanswered) fails a stream, which has no deadline',
+  async (tt) => {
+    const sockets: Socket[] = [];
+    const silent = createTcpServer((socket) => void sockets.push(socket)); // accepts, never speaks
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    tt.teardown(() => {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    });
+    const ca = new URL('../fixtures/tls/ca.pem', import.meta.url).pathname;
+    const session = new GrpcSession(
+      `127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      { ca, cert: undefined, key: undefined, servername: undefined },
+      200,
+    );
+    tt.teardown(() => session.close());
+    const opts = { metadata: {}, maxMessageBytes: 1000, signal: new AbortController().signal };
+    let failed: unknown;
+    try {
+      for await (const message of session.call(`${SERVICE}/SubscribeToTask`, new Uint8Array(0), opts))
+        tt.fail(String(message));
+    } catch (e) {
+      failed = e;
+    }
+    tt.ok(failed instanceof GrpcStatusError, 'the call ends with a status');
+    tt.equal((failed as GrpcStatusError).status.code, grpc.status.UNAVAILABLE, 'UNAVAILABLE');
+    tt.match((failed as GrpcStatusError).status.details, /ETIMEDOUT: no connection within 200 ms/, 'says why');
+    tt.equal(sockets.length, 1, 'the TCP connection was made: it is the handshake that never came');
+  },
+);
