@@ -4,7 +4,7 @@
 // and stopped at the end.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,14 +30,17 @@ function firstLine(child: ChildProcess, match: (line: string) => boolean): Promi
   });
 }
 
-function proc(child: ChildProcess): Proc {
+/** A process the benchmark started; `dir`, its temp folder, is removed once it has stopped. */
+function proc(child: ChildProcess, dir?: string): Proc {
   return {
     child,
     pid: child.pid!,
     async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGKILL');
-      await once(child, 'exit');
+      if (child.exitCode === null) {
+        child.kill('SIGKILL');
+        await once(child, 'exit');
+      }
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -82,7 +85,7 @@ export async function startGatewayProc(config: unknown): Promise<GatewayProc> {
       .find((l) => l.includes('a2a-gateway listening'));
     if (line) {
       const up = JSON.parse(line) as { http: string; grpc: string; admin?: number };
-      return { ...proc(child), http: up.http, grpc: up.grpc, admin: up.admin };
+      return { ...proc(child, dir), http: up.http, grpc: up.grpc, admin: up.admin };
     }
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 50));
@@ -143,7 +146,8 @@ http {
   );
   const child = spawn(bin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' });
   await new Promise((r) => setTimeout(r, 500));
-  if (child.exitCode !== null) return `nginx failed to start (exit ${child.exitCode}); baseline skipped`;
+  if (child.exitCode !== null)
+    return `nginx failed to start (exit ${child.exitCode}; see ${dir}/error.log); baseline skipped`;
   const pids = (): number[] => {
     try {
       const workers = execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
@@ -158,9 +162,11 @@ http {
   };
   // SIGKILL on the master would leave its workers running: stop nginx with SIGTERM (fast shutdown of all).
   const stop = async (): Promise<void> => {
-    if (child.exitCode !== null) return;
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    rmSync(dir, { recursive: true, force: true });
   };
   return { ...proc(child), stop, http: `http://127.0.0.1:${httpPort}`, grpc: `127.0.0.1:${grpcPort}`, pids };
 }
