@@ -30,20 +30,38 @@ const KEEPALIVE_TIMEOUT_MS = 20_000;
 
 /**
  * A failure of the connection (refused, TLS, dropped) → UNAVAILABLE with its
- * reason; of the stream alone (the agent's RST_STREAM) → that code's status.
+ * reason; of the stream alone (the agent's RST_STREAM) → that code's status,
+ * flagged unprocessed when it is REFUSED_STREAM before any answer.
  */
-function transportError(e: unknown, conn: Connection, stream: ClientHttp2Stream | undefined): GrpcStatusError {
+function transportError(
+  e: unknown,
+  conn: Connection,
+  stream: ClientHttp2Stream | undefined,
+  answered = false,
+): GrpcStatusError {
   const sessionGone = conn.error !== undefined || conn.session.closed || conn.session.destroyed;
   const rst = stream?.rstCode;
-  if (!sessionGone && rst !== undefined && rst !== http2.constants.NGHTTP2_NO_ERROR)
-    return grpcStatus(fromRstCode(rst), `upstream reset the stream (code ${rst})`);
-  const err = (conn.error ?? e) as (Error & { code?: string; cause?: unknown }) | undefined;
-  const cause = (err?.code === 'ERR_HTTP2_STREAM_CANCEL' && err.cause ? err.cause : err) as
+  const refused = !answered && rst === http2.constants.NGHTTP2_REFUSED_STREAM;
+  if (!sessionGone && rst !== undefined && rst !== http2.constants.NGHTTP2_NO_ERROR) {
+    const err = grpcStatus(fromRstCode(rst), `upstream reset the stream (code ${rst})`);
+    err.unprocessed = refused;
+    return err;
+  }
+  return connectionError(e, conn, refused);
+}
+
+/** The connection's failure (refused, TLS, dropped) → UNAVAILABLE with its reason. */
+function connectionError(e: unknown, conn: Connection, refused: boolean): GrpcStatusError {
+  const failure = (conn.error ?? e) as (Error & { code?: string; cause?: unknown }) | undefined;
+  const cause = (failure?.code === 'ERR_HTTP2_STREAM_CANCEL' && failure.cause ? failure.cause : failure) as
     (Error & { code?: string }) | undefined;
   const code = cause?.code ?? '';
   const text = `${code ? `${code}: ` : ''}${cause?.message ?? String(e)}`;
-  if (isTlsFailure(text)) return grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream TLS failure: ${text}`);
-  return grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream connection dropped: ${text}`);
+  const err = isTlsFailure(text)
+    ? grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream TLS failure: ${text}`)
+    : grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream connection dropped: ${text}`);
+  err.unprocessed = refused;
+  return err;
 }
 
 /** grpc-timeout: at most 8 digits and a unit. */
@@ -145,17 +163,6 @@ export class GrpcSession {
    * Leaving the loop early resets the stream (CANCEL).
    */
   async *call(path: string, body: Uint8Array, opts: GrpcCallOptions): AsyncGenerator<Buffer> {
-    try {
-      yield* this.attempt(path, body, opts);
-    } catch (e) {
-      // a call the agent refused unprocessed (a GOAWAY race while it restarts, a stream it had no room for) goes once
-      // more, as grpc-js's transparent retry did — on a new session when the old one is going away
-      if (!(e instanceof GrpcStatusError && e.unprocessed) || opts.signal.aborted) throw e;
-      yield* this.attempt(path, body, opts);
-    }
-  }
-
-  private async *attempt(path: string, body: Uint8Array, opts: GrpcCallOptions): AsyncGenerator<Buffer> {
     const frame = Buffer.allocUnsafe(5 + body.byteLength);
     frame[0] = 0;
     frame.writeUInt32BE(body.byteLength, 1);
@@ -169,15 +176,28 @@ export class GrpcSession {
       ...(opts.timeoutMs !== undefined ? { 'grpc-timeout': timeoutHeader(opts.timeoutMs) } : {}),
       ...opts.metadata,
     };
+    try {
+      yield* this.attempt(frame, headers, opts);
+    } catch (e) {
+      // a call the agent refused unprocessed (a GOAWAY race while it restarts, a stream it had no room for) goes once
+      // more, as grpc-js's transparent retry did — on a new session when the old one is going away
+      if (!(e instanceof GrpcStatusError && e.unprocessed) || opts.signal.aborted) throw e;
+      yield* this.attempt(frame, headers, opts);
+    }
+  }
+
+  private async *attempt(
+    frame: Buffer,
+    headers: http2.OutgoingHttpHeaders,
+    opts: GrpcCallOptions,
+  ): AsyncGenerator<Buffer> {
     if (opts.signal.aborted) throw grpcStatus(GRPC_CODES.CANCELLED, 'Cancelled on client');
     const conn = this.connection();
     let stream: ClientHttp2Stream;
     try {
       stream = conn.session.request(headers);
     } catch (e) {
-      const err = transportError(e, conn, undefined);
-      err.unprocessed = true; // nothing was sent (the session was closing or going away)
-      throw err;
+      throw connectionError(e, conn, true); // nothing was sent (the session was closing or going away)
     }
     this.opened(conn);
     stream.once('close', () => this.closed(conn));
@@ -231,9 +251,7 @@ export class GrpcSession {
           end(e);
           throw e;
         }
-        const err = transportError(e, conn, stream);
-        err.unprocessed = head === undefined && stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
-        throw err;
+        throw transportError(e, conn, stream, head !== undefined);
       }
       if (ended) throw ended;
       if (!stream.closed) await new Promise((r) => stream.once('close', r));
@@ -241,11 +259,8 @@ export class GrpcSession {
       const answered = head as IncomingHttpHeaders | undefined; // set by the response event
       const status = answered && statusOf(answered, trailers);
       // no status: the connection dropped, or the agent reset the stream
-      if (!status) {
-        const err = transportError(new Error('upstream ended the call without a gRPC status'), conn, stream);
-        err.unprocessed = answered === undefined && stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
-        throw err;
-      }
+      if (!status)
+        throw transportError(new Error('upstream ended the call without a gRPC status'), conn, stream, !!answered);
       if (status.code !== GRPC_CODES.OK) throw new GrpcStatusError(status);
       reader.finish();
     } finally {
