@@ -11,6 +11,7 @@ import http2, { type IncomingHttpHeaders } from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { A2AError } from '../errors/a2a-error.js';
 import { GRPC_CODES } from '../errors/catalogue.js';
+import { answerTooLarge } from './http-pool.js';
 
 /** What a finished call's status says (grpc-js's StatusObject shape). */
 export interface GrpcStatus {
@@ -126,9 +127,7 @@ export class GrpcMessageReader {
           );
         const length = prefix.readUInt32BE(1);
         if (length > this.maxMessageBytes)
-          throw A2AError.of('INVALID_AGENT_RESPONSE', "the upstream's answer exceeds maxResponseBytes", {
-            internal: `gRPC message of ${length} bytes, over maxResponseBytes ${this.maxMessageBytes}`,
-          });
+          throw answerTooLarge(this.maxMessageBytes, `gRPC message of ${length} bytes`);
         this.length = length;
       }
       if (this.size < this.length) return out;

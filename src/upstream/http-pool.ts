@@ -18,6 +18,13 @@ import type { UpstreamRegistry } from './registry.js';
 
 type Body = Dispatcher.ResponseData['body'];
 
+/** An upstream answer (HTTP body, gRPC message, card) over the route's maxResponseBytes. */
+export function answerTooLarge(max: number, internal?: string): A2AError {
+  return A2AError.of('INVALID_AGENT_RESPONSE', `the upstream's answer exceeds maxResponseBytes (${max} bytes)`, {
+    ...(internal ? { internal } : {}),
+  });
+}
+
 /** The answer's bytes as text, up to `max` (the declared length checked first); past it the body is dropped. */
 export async function readCapped(
   body: Body,
@@ -26,7 +33,7 @@ export async function readCapped(
 ): Promise<string> {
   const tooLarge = (): A2AError => {
     if (!body.destroyed) body.destroy();
-    return A2AError.of('INVALID_AGENT_RESPONSE', `the upstream's answer exceeds maxResponseBytes (${max} bytes)`);
+    return answerTooLarge(max);
   };
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > max) throw tooLarge();
@@ -190,8 +197,6 @@ export class HttpPool {
         signal.removeEventListener('abort', onAbort);
         release();
       };
-      const tooLarge = (): A2AError =>
-        A2AError.of('INVALID_AGENT_RESPONSE', `the upstream's answer exceeds maxResponseBytes (${max} bytes)`);
       this.pool.dispatch(
         { ...opts, body: opts.body ?? null, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs },
         {
@@ -204,13 +209,13 @@ export class HttpPool {
             const ct = headers['content-type'];
             contentType = (Array.isArray(ct) ? ct[0] : ct) ?? '';
             const declared = Number(headers['content-length']);
-            if (Number.isFinite(declared) && declared > max) c.abort(tooLarge());
+            if (Number.isFinite(declared) && declared > max) c.abort(answerTooLarge(max));
           },
           onResponseData: (c, chunk) => {
             n += chunk.length;
             if (n > max) {
               chunks.length = 0;
-              c.abort(tooLarge());
+              c.abort(answerTooLarge(max));
             } else chunks.push(chunk);
           },
           onResponseEnd: () => {
