@@ -140,8 +140,10 @@ export class CardService {
    */
   async servedCard(route: RouteConfig, view: RequestView): Promise<ServedCard> {
     let source: JsonObject;
+    // one endpoint's card and its Last-Modified (another may become ready while this awaits)
+    const primary = this.primary(route);
     try {
-      source = (await this.store.get(this.primary(route))) ?? minimalCard(route);
+      source = (await this.store.get(primary)) ?? minimalCard(route);
     } catch (e) {
       throw cardUnavailable(e);
     }
@@ -168,7 +170,7 @@ export class CardService {
     const served: ServedCard = {
       body,
       etag: `"${createHash('sha256').update(body).digest('base64url')}"`,
-      lastModified: new Date(Math.floor((this.store.changedAt(this.primary(route)) || Date.now()) / 1000) * 1000),
+      lastModified: new Date(Math.floor((this.store.changedAt(primary) || Date.now()) / 1000) * 1000),
       maxAgeSeconds: route.card.maxAgeSeconds,
     };
     this.served.set(key, { source, card: served });

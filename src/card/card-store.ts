@@ -126,7 +126,7 @@ export class CardStore {
 
   /** Whether a route's card is loaded (or it needs none), and why not. */
   status(route: RouteConfig): { ready: boolean; reason?: string } {
-    if (!route.card.file && !cardSourceUrl(route)) return { ready: true };
+    if (!this.hasSource(route)) return { ready: true };
     const e = this.entry(route);
     return e.card ? { ready: true } : { ready: false, reason: e.error ?? 'agent card not loaded yet' };
   }
