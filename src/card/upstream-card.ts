@@ -31,7 +31,11 @@ export function cardSourceUrl(route: RouteConfig): string | undefined {
   if (route.card.file) return undefined;
   if (route.card.url) return route.card.url;
   const { url, binding } = route.upstream;
-  if (binding === 'GRPC') return undefined;
+  return binding === 'GRPC' ? undefined : wellKnownCardUrl(url, binding);
+}
+
+/** An HTTP agent's card: the URL itself when it names a .json, else the base URL's (auto) or its origin's well-known card. */
+export function wellKnownCardUrl(url: string, binding: RouteConfig['upstream']['binding']): string {
   if (url.endsWith('.json')) return url;
   return binding === 'auto'
     ? `${url.replace(/\/+$/, '')}${WELL_KNOWN_CARD}`

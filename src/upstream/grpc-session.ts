@@ -24,6 +24,11 @@ import {
   statusOf,
 } from './grpc-messages.js';
 
+/** "grpc://host:port", "grpcs://host:port" or "host:port" → "host:port". */
+export function grpcAddress(url: string): string {
+  return url.replace(/^grpcs?:\/\//i, '').replace(/\/+$/, '');
+}
+
 /** As grpc-js was set: a ping every 5 min while calls are open, 20 s for its answer. */
 const KEEPALIVE_MS = 300_000;
 const KEEPALIVE_TIMEOUT_MS = 20_000;

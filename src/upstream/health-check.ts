@@ -10,26 +10,20 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
-import { WELL_KNOWN_CARD } from '../card/upstream-card.js';
+import { wellKnownCardUrl } from '../card/upstream-card.js';
 import type { RouteConfig } from '../config/types.js';
 import { grpcChannel, tlsKey, undiciConnect } from '../tls/upstream-tls.js';
 import type { EndpointSet, Endpoints, Member } from './endpoints.js';
+import { grpcAddress } from './grpc-session.js';
 
 const HEALTH_CHECK = '/grpc.health.v1.Health/Check';
 /** HealthCheckResponse{status: SERVING} and an empty one (status UNKNOWN, taken as not serving). */
 const NOT_SERVING = 2;
 
-/** The card URL probed for an HTTP endpoint: the base URL's well-known card (auto), or its origin's. */
-function probeUrl(route: RouteConfig): string {
-  const url = route.upstream.url;
-  if (url.endsWith('.json')) return url;
-  return route.upstream.binding === 'auto'
-    ? `${url.replace(/\/+$/, '')}${WELL_KNOWN_CARD}`
-    : `${new URL(url).origin}${WELL_KNOWN_CARD}`;
-}
-
-const grpcAddress = (m: Member): string => m.route.upstream.url.replace(/^grpcs?:\/\//, '').replace(/\/+$/, '');
-const grpcKey = (m: Member): string => `${grpcAddress(m)} ${tlsKey(m.route.upstream.tls)}`;
+/** The card URL probed for an HTTP endpoint (the card store's own rule, whatever card.url says). */
+const probeUrl = (route: RouteConfig): string => wellKnownCardUrl(route.upstream.url, route.upstream.binding);
+const grpcAddressOf = (m: Member): string => grpcAddress(m.route.upstream.url);
+const grpcKey = (m: Member): string => `${grpcAddressOf(m)} ${tlsKey(m.route.upstream.tls)}`;
 
 export class HealthChecker {
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -115,7 +109,7 @@ export class HealthChecker {
 
   private probeGrpc(m: Member, timeoutMs: number): Promise<string | undefined> {
     const tls = m.route.upstream.tls;
-    const address = grpcAddress(m);
+    const address = grpcAddressOf(m);
     const key = grpcKey(m);
     let client = this.channels.get(key);
     if (!client) {

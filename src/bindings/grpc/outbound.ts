@@ -12,15 +12,10 @@ import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { GrpcStatusError, type GrpcStatus } from '../../upstream/grpc-messages.js';
-import type { GrpcSession } from '../../upstream/grpc-session.js';
+import { grpcAddress, type GrpcSession } from '../../upstream/grpc-session.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
 import { A2A_SERVICE } from './service.js';
 import { fromServiceError } from './status.js';
-
-/** "grpc://host:port", "grpcs://host:port" or "host:port" → "host:port". */
-export function grpcAddress(url: string): string {
-  return url.replace(/^grpcs?:\/\//, '').replace(/\/+$/, '');
-}
 
 /** What differs between A2A versions on gRPC: the service path, the messages, the error statuses. */
 export interface GrpcUpstreamDialect {

@@ -6,7 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { A2AError } from '../../errors/a2a-error.js';
 import type { Answer, RelayTarget } from '../../pipeline/call.js';
-import { grpcAddress } from './outbound.js';
+import { grpcAddress } from '../../upstream/grpc-session.js';
 import { identity } from './service.js';
 import { fromServiceError, transportStatus } from './status.js';
 
