@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { RawRoute } from './raw.js';
 import { BINDINGS, type Binding, type ListenerTls, type RouteConfig } from './types.js';
+import { impliesTls } from './upstream.js';
 
 export interface Problem {
   path: string;
@@ -154,8 +155,6 @@ function urlProblem(r: RouteConfig, url: string): string | undefined {
   return `must be ${grpc ? 'host:port, grpc://host:port or grpcs://host:port' : 'an http:// or https:// URL'}`;
 }
 
-const isTls = (url: string): boolean => /^(https|grpcs):\/\//i.test(url);
-
 /** `url` or `endpoints` (exactly one), each endpoint usable, one TLS mode, unique names, policies that add up. */
 function endpointProblems(r: RouteConfig, raw: RawRoute, i: number): Problem[] {
   const out: Problem[] = [];
@@ -181,7 +180,7 @@ function endpointProblems(r: RouteConfig, raw: RawRoute, i: number): Problem[] {
   u.endpoints.forEach((e, j) => {
     const bad = urlProblem(r, e.url);
     if (bad) out.push({ path: `${at}/endpoints/${j}/url`, message: bad });
-    else if (isTls(e.url) !== isTls(u.url))
+    else if (impliesTls(e.url) !== impliesTls(u.url))
       out.push({ path: `${at}/endpoints/${j}/url`, message: 'every endpoint of a route uses TLS, or none does' });
     if (urls.has(e.url)) out.push({ path: `${at}/endpoints/${j}/url`, message: `"${e.url}" is listed twice` });
     if (names.has(e.name))

@@ -8,7 +8,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { validate as precompiled } from '../gen/config-validator.js';
 import { listenerProblems, semanticProblems } from './checks.js';
-import { endpointsFromRaw, stateFromRaw } from './upstream.js';
+import { endpointsFromRaw, impliesTls, stateFromRaw } from './upstream.js';
 import type { RawAuth, RawCard, RawConfig, RawListenerTls, RawRoute } from './raw.js';
 import {
   DEFAULT_LIMITS,
@@ -90,7 +90,7 @@ function cardFromRaw(c: RawCard, baseDir: string): CardConfig {
 }
 
 function upstreamTls(r: RawRoute['upstream'], url: string, baseDir: string): UpstreamTls | undefined {
-  const t = r.tls ?? (/^(https|grpcs):\/\//.test(url) ? {} : undefined);
+  const t = r.tls ?? (impliesTls(url) ? {} : undefined);
   if (!t) return undefined;
   const file = (f: string | undefined): string | undefined => (f ? resolve(baseDir, f) : undefined);
   return { ca: file(t.ca), cert: file(t.cert), key: file(t.key), servername: t.servername };

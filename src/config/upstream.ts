@@ -6,6 +6,9 @@
 import type { RawConfig, RawRoute } from './raw.js';
 import type { StateConfig, UpstreamConfig } from './types.js';
 
+/** Whether an upstream URL means TLS (https://, grpcs://; schemes are case-insensitive). */
+export const impliesTls = (url: string): boolean => /^(https|grpcs):\/\//i.test(url);
+
 export const ENDPOINT_DEFAULTS = {
   healthCheck: { intervalMs: 5_000, timeoutMs: 2_000, unhealthyThreshold: 2, healthyThreshold: 1 },
   outlierDetection: { consecutiveFailures: 5, baseEjectionMs: 30_000, maxEjectionMs: 300_000, maxEjectionPercent: 10 },
