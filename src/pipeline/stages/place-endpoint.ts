@@ -49,6 +49,8 @@ interface Placement {
   member: Member;
   /** The endpoint that holds the call's task, when known. */
   owner: Member | undefined;
+  /** The task and context the request names. */
+  ids: TaskIds;
 }
 
 export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log: Logger): Stage {
@@ -71,18 +73,18 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
         const ids = call.envelope ? requestIds(call.envelope) : NO_IDS;
         if (ids.task) {
           const owner = set.byUrl(await affinity.owner(route.name, 'task', ids.task, ttl));
-          if (owner?.endpoint.available) return { member: owner, owner };
+          if (owner?.endpoint.available) return { member: owner, owner, ids };
           if (owner) {
             // replicas that share a task store can each answer for the task: any call for it goes to another one
             if (!up.sharedTaskStore) throw taskUnavailable(route, ids.task, owner);
-            return { member: set.pick(owner) ?? owner, owner: undefined };
+            return { member: set.pick(owner) ?? owner, owner: undefined, ids };
           }
         }
         if (ids.context) {
           const owner = set.byUrl(await affinity.owner(route.name, 'context', ids.context, ttl));
-          if (owner?.endpoint.available) return { member: owner, owner: undefined };
+          if (owner?.endpoint.available) return { member: owner, owner: undefined, ids };
         }
-        return { member: set.pick()!, owner: undefined };
+        return { member: set.pick()!, owner: undefined, ids };
       };
 
       /** One try on `m`: the answer with its first stream event in hand (so a stream that cannot start fails here). */
@@ -129,7 +131,7 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
       }
 
       const run = async (call: Call): Promise<Answer> => {
-        const { member, owner } = await place(call);
+        const { member, owner, ids } = await place(call);
         try {
           const answer = await attempt(call, member);
           // a relayed 502/503/504 is the endpoint failing, not an answer of the agent's: it counts toward ejection
@@ -143,8 +145,7 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
           if (broke === undefined) throw e;
           endpoints.failed(set, member, broke);
           const refused = e instanceof A2AError && e.connectionRefused;
-          const task = call.envelope ? requestIds(call.envelope).task : '';
-          if (owner && !up.sharedTaskStore) throw taskUnavailable(route, task, owner, e);
+          if (owner && !up.sharedTaskStore) throw taskUnavailable(route, ids.task, owner, e);
           if (!(refused || call.method.idempotent || call.method.name === 'SubscribeToTask')) throw e;
           const other = set.pick(member);
           if (!other || call.signal.aborted) throw e;
