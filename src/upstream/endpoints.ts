@@ -166,6 +166,9 @@ export class EndpointSet {
   }
 }
 
+/** One endpoint per route and URL (its name may change on reload). */
+const endpointKey = (route: string, url: string): string => `${route}\u0000${url}`;
+
 export class Endpoints {
   private readonly byKey = new Map<string, Endpoint>();
   private readonly sets = new WeakMap<RouteConfig, EndpointSet>();
@@ -176,9 +179,11 @@ export class Endpoints {
   ) {}
 
   private endpoint(route: string, name: string, url: string): Endpoint {
-    const key = `${route}\u0000${url}`;
+    const key = endpointKey(route, url);
     let e = this.byKey.get(key);
     if (!e || e.name !== name) {
+      // a renamed endpoint's series go with its old name
+      if (e) this.observer?.removed(route, e.name);
       e = new Endpoint(route, name, url, this.observer);
       this.byKey.set(key, e);
       this.observer?.status(route, name, 'healthy');
@@ -204,7 +209,7 @@ export class Endpoints {
 
   /** After a reload: forget the endpoints no route lists any more. */
   retain(routes: readonly RouteConfig[]): void {
-    const keep = new Set(routes.flatMap((r) => r.upstream.endpoints.map((e) => `${r.name}\u0000${e.url}`)));
+    const keep = new Set(routes.flatMap((r) => r.upstream.endpoints.map((e) => endpointKey(r.name, e.url))));
     for (const [key, e] of this.byKey) {
       if (keep.has(key)) continue;
       this.byKey.delete(key);

@@ -71,3 +71,20 @@ t.test('a reload that drops endpoints drops their metric series', async (t) => {
   endpoints.retain([]);
   t.notMatch(await metrics.text(), /route="gone"/, 'no series of the removed endpoints');
 });
+
+t.test("a reload that renames an endpoint drops the old name's series", async (t) => {
+  const metrics = new Metrics();
+  const endpoints = new Endpoints(pino({ level: 'silent' }), new EndpointMetrics(metrics.registry));
+  const urls = ['http://127.0.0.1:9', 'http://127.0.0.1:10'];
+  const named = (first: string) =>
+    routeFromRaw({
+      name: 'r',
+      upstream: { endpoints: [{ url: urls[0]!, name: first }, { url: urls[1]! }], binding: 'JSONRPC' },
+    });
+  endpoints.of(named('old-name'));
+  t.match(await metrics.text(), /endpoint="old-name"/);
+  endpoints.of(named('new-name'));
+  const text = await metrics.text();
+  t.match(text, /a2a_gateway_endpoint_status\{route="r",endpoint="new-name",status="healthy"\} 1/);
+  t.notMatch(text, /endpoint="old-name"/, 'no series under the old name');
+});
