@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { stringify } from 'yaml';
-import { BIN } from '../helpers/cli-process.js';
+import { BIN, startGatewayProcess } from '../helpers/cli-process.js';
 
 /** Polls a state with a generous bound for loaded machines. */
 async function until(cond: () => boolean, ms = 30_000): Promise<boolean> {
@@ -60,29 +60,17 @@ t.test('SIGTERM ends the gateway even when the reader of its log is gone', async
 
 t.test('the shutdown lines reach the log every time (SIGTERM right after start)', async (t) => {
   const dir = t.testdir();
-  writeFileSync(
-    join(dir, 'gateway.yaml'),
-    stringify({
-      listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
-      routes: [{ name: 'r', upstream: { url: 'http://127.0.0.1:9/rpc', binding: 'JSONRPC' } }],
-    }),
-  );
+  const config = {
+    listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+    routes: [{ name: 'r', upstream: { url: 'http://127.0.0.1:9/rpc', binding: 'JSONRPC' } }],
+  };
   // the log's last lines were lost about one exit in ten: the flush's callback could come before them
   for (let i = 0; i < 8; i++) {
-    const child = spawn(process.execPath, [BIN, '--config', join(dir, 'gateway.yaml')], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = once(child, 'exit');
-    t.ok(await until(() => out.includes('a2a-gateway listening')), `run ${i}: listening`);
-    child.kill('SIGTERM');
-    const [code] = await exited;
-    const lines = out
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => (JSON.parse(l) as { msg: string }).msg);
-    t.equal(code, 0, `run ${i}: exit 0`);
+    const gw = await startGatewayProcess(dir, config);
+    t.equal(await gw.stop(), 0, `run ${i}: exit 0`);
+    // 'exit' can come before the last of stdout is read
+    if (!gw.child.stdout!.readableEnded) await once(gw.child.stdout!, 'end');
+    const lines = gw.logs.map((l) => String(l.msg));
     t.ok(lines.includes('shutting down') && lines.some((m) => m.startsWith('draining')), `run ${i}: logged`);
   }
 });
