@@ -5,7 +5,6 @@
 // mixed traffic (successes, streams and failures) so the charts have a shape.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,23 +12,15 @@ import { pino } from 'pino';
 import { startEchoAgent } from '../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../src/server/gateway.js';
 import { launchChromium } from '../test/helpers/browser.js';
+import { refusedPort } from '../test/helpers/broken-upstreams.js';
 import { stringify } from 'yaml';
 import { readConfig } from '../src/ops/config-watch.js';
 
 const OUT = fileURLToPath(new URL('../docs/images/', import.meta.url));
 const TRAFFIC_SECONDS = Number(process.env.TRAFFIC_SECONDS ?? 30);
 
-/** A port nothing listens on (the down agent's). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 const agent = await startEchoAgent({ bindings: ['JSONRPC', 'HTTP+JSON', 'GRPC'], pushNotifications: true });
-const down = await closedPort();
+const down = await refusedPort(); // the down agent's
 // loaded from a file, as the CLI does, so the config page has a hash to show
 const dir = mkdtempSync(join(tmpdir(), 'console-screenshots-'));
 const file = join(dir, 'gateway.yaml');
