@@ -213,8 +213,3 @@ export function addConsole(app: FastifyInstance, d: ConsoleDeps): { close(): voi
     },
   };
 }
-
-/** The listener's host as a local caller reaches it (an unspecified address is reached on loopback). */
-export function loopbackHost(host: string): string {
-  return host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
-}

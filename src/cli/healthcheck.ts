@@ -9,16 +9,17 @@
 import { readFileSync } from 'node:fs';
 import { Agent, fetch } from 'undici';
 import { parse } from 'yaml';
+import { loopbackHost } from '../util/loopback.js';
 
 interface Listeners {
   listen?: { host?: string; httpPort?: number; tls?: unknown };
   admin?: { host?: string; port?: number };
 }
 
+/** The probed host, bracketed when it is an IPv6 address (a URL's form). */
 function loopback(host: string | undefined): string {
-  if (host === undefined || host === '' || host === '0.0.0.0') return '127.0.0.1';
-  if (host === '::' || host === '[::]') return '[::1]';
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const h = loopbackHost(host);
+  return h.includes(':') ? `[${h}]` : h;
 }
 
 function healthUrl(env: NodeJS.ProcessEnv): string {
