@@ -21,24 +21,25 @@ export function maskUrl(url: string): string {
 /** Every secret value the configuration holds. */
 function secretsIn(config: GatewayConfig): string[] {
   const out: string[] = [];
+  const urls: Array<string | undefined> = [config.state?.redis.url];
   for (const r of config.routes) {
     for (const k of r.auth?.apiKey?.keys ?? []) out.push(k.key);
     const c = r.upstream.credentials;
     if (c.mode === 'set') out.push(c.value, c.value.replace(/^\S+\s+/, ''));
-    for (const url of [r.upstream.url, ...r.upstream.endpoints.map((e) => e.url), r.card.url, r.auth?.jwt?.jwksUrl]) {
-      if (!url) continue;
-      try {
-        const p = new URL(url).password;
-        if (p) out.push(p, decodeURIComponent(p));
-      } catch {
-        // not a URL (a gRPC host:port)
-      }
+    urls.push(r.upstream.url, ...r.upstream.endpoints.map((e) => e.url), r.card.url, r.auth?.jwt?.jwksUrl);
+  }
+  for (const url of urls) {
+    // not every one is a URL (a gRPC host:port)
+    const p = url && URL.canParse(url) ? new URL(url).password : '';
+    if (!p) continue;
+    out.push(p);
+    try {
+      out.push(decodeURIComponent(p));
+    } catch {
+      // a password with a stray % is masked as written
     }
   }
   for (const v of Object.values(config.tracing?.headers ?? {})) out.push(v);
-  const redis = config.state?.redis.url;
-  const redisPassword = redis && URL.canParse(redis) ? new URL(redis).password : '';
-  if (redisPassword) out.push(redisPassword, decodeURIComponent(redisPassword));
   // short values would mask ordinary words; the longest first so no part of one is left
   return [...new Set(out.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
 }

@@ -116,6 +116,20 @@ t.test('masked config: the passwords of every endpoint URL and of the Redis URL'
   );
 });
 
+t.test('masked config: a Redis password with a stray % is masked as written, the config still shown', async (t) => {
+  const config = gatewayConfig([{ name: 'r', upstream: { url: 'http://a0:9/rpc', binding: 'JSONRPC' } }]);
+  config.state = {
+    redis: {
+      url: 'redis://:bad%zz-pass-4444@redis:6379',
+      keyPrefix: 'p:',
+      rateLimitFailure: 'open',
+      commandTimeoutMs: 1,
+    },
+  };
+  const text = JSON.stringify(maskedConfig(config));
+  t.notOk(text.includes('bad%zz-pass-4444'), 'masked');
+});
+
 t.test('the last errors: newest first, OK calls left out, bounded', async (t) => {
   const ring = new RecentErrors(3);
   ring.record(line({ requestId: 'ok' }));
