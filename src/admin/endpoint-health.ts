@@ -31,10 +31,19 @@ export type CardStatus = (route: RouteConfig) => { ready: boolean; reason?: stri
 /** The endpoint directory's view of a route's endpoints (active checks, ejections). */
 export type EndpointDirectory = (route: RouteConfig) => EndpointReport[];
 
+/** The last call that reached the route's upstream, as recorded. */
 interface Observed {
-  ok: boolean;
-  reason: string;
-  at: string;
+  outcome: string;
+  error: string | undefined;
+  at: number;
+}
+
+/** What the page shows of it. */
+function readable(o: Observed | undefined): { ok: boolean; reason: string; at: string } | undefined {
+  if (!o) return undefined;
+  const ok = o.outcome !== 'UPSTREAM_UNAVAILABLE';
+  const reason = ok ? `last call answered (${o.outcome})` : `last call failed: ${o.error ?? o.outcome}`;
+  return { ok, reason, at: new Date(o.at).toISOString() };
 }
 
 /** Outcomes that say nothing about whether the agent can be reached. */
@@ -56,10 +65,8 @@ export class EndpointHealth {
   /** A call's log line: its outcome, when it reached an upstream. */
   record(line: AnsweredLine): void {
     if (!line.route || !line.upstream || NOT_ABOUT_THE_AGENT.has(line.outcome)) return;
-    const at = new Date().toISOString();
-    const ok = line.outcome !== 'UPSTREAM_UNAVAILABLE';
-    const reason = ok ? `last call answered (${line.outcome})` : `last call failed: ${line.error ?? line.outcome}`;
-    this.observed.set(line.route, { ok, reason, at });
+    // kept raw: this runs on every call, the page formats it when it is read
+    this.observed.set(line.route, { outcome: line.outcome, error: line.error, at: Date.now() });
   }
 
   /** The route's endpoints with their health. */
@@ -79,7 +86,7 @@ export class EndpointHealth {
       }));
     }
     const url = maskUrl(route.upstream.url);
-    const seen = this.observed.get(route.name);
+    const seen = readable(this.observed.get(route.name));
     const card = this.cardStatus(route);
     if (seen && !seen.ok) return [{ url, health: 'unhealthy', reason: seen.reason, lastSeen: seen.at }];
     if (!card.ready)
