@@ -1,5 +1,5 @@
-// The real CLI as a child process: the built `dist/cli/bin.js` (tap's
-// `before` step, test/helpers/build-once.ts, builds it once per run), spawned
+// The real CLI as a child process: the built `dist/cli/bin.js` (scripts/tap.ts
+// builds it before the suite when a source is newer), spawned
 // with a YAML config written into the test's own folder (t.testdir(), removed
 // by tap). Waits for the "listening" log line — an event, not a sleep — and
 // keeps every log line for assertions; `exited` resolves with the exit code.

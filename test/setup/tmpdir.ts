@@ -5,8 +5,7 @@
 // (a2a-gw-test-<test file>-XXXXXX). No other process knows it, so the check
 // cannot be fooled by what others on the machine do in the temp folder; and
 // it is outside the project, so nothing run from there resolves modules from
-// the project's node_modules by walking up. (The test process's own tsx
-// compile cache is in node_modules/.cache: see `npm run tap`.) At exit the folder must be empty:
+// the project's node_modules by walking up. At exit the folder must be empty:
 // then it is removed and the temp folder is as it was; otherwise the test
 // file fails (exit code 1) naming what it left, kept there for inspection.
 import { mkdtempSync, readdirSync, rmdirSync } from 'node:fs';
@@ -15,12 +14,9 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const entry = process.argv[1] ? relative(root, process.argv[1]) : 'node';
-// `npm run tap` points TMPDIR at node_modules/.cache for tsx's compile cache (its loader starts before this file
-// and keeps it) and names the system temp folder in A2A_TEST_TMPDIR
-const base = process.env.A2A_TEST_TMPDIR || tmpdir();
-delete process.env.A2A_TEST_TMPDIR; // a child's own guard takes the folder made here
-const dir = mkdtempSync(join(base, `a2a-gw-test-${entry.replace(/[^\w.-]+/g, '_')}-`));
+// the test file as named in the checkout (`npm run tap` runs its transpiled copy under node_modules/.cache)
+const entry = process.argv[1] ? relative(root, process.argv[1]).replace(/^node_modules\/\.cache\/[^/]+\//, '') : 'node';
+const dir = mkdtempSync(join(tmpdir(), `a2a-gw-test-${entry.replace(/[^\w.-]+/g, '_')}-`));
 process.env.TMPDIR = dir;
 process.env.TMP = dir;
 process.env.TEMP = dir;

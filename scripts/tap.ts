@@ -1,0 +1,126 @@
+// `npm run tap [-- --jobs=N --timeout=S test files…]`: the test runner
+// (issue 17, item 7). Test files are tap tests; they run as plain JavaScript
+// with no module loader in any test process. On Node 20 a loader's hooks run
+// on a thread of their own that every import crosses to: tsx cost each test
+// process ≈ 0.5 s of CPU and tap's own runner, which loads
+// @tapjs/processinfo's loader into every process it spawns, ≈ 0.5 s more —
+// together half of a typical file's CPU (README, "Stack").
+//
+// So this script: builds tap's plugin set (a fresh install keeps tap's
+// TypeScript plugin until then); builds dist/ when a source is newer (the CLI
+// tests spawn the gateway as shipped); transpiles every .ts file of src/,
+// test/, examples/ and scripts/ with esbuild (what tsx uses; types are checked
+// by `npm run typecheck`) into the same layout under
+// node_modules/.cache/a2a-gateway-tests/, with `import.meta.url` (.dirname,
+// .filename) fixed to the source file's own, so the paths a file builds from
+// it name the checkout, and inline source maps, so failures point at the .ts
+// line. Then it runs the test files (scripts/test-files.ts), `jobs` at once
+// (package.json "tap"), slowest first by the last run's times, prints one
+// line per file and the whole output of a failed one, and exits 1 when any
+// failed. With no files named, every test/**/*.test.ts.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { transform } from 'esbuild';
+import { runFiles, type RunOptions } from './test-files.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const OUT = join(ROOT, 'node_modules/.cache/a2a-gateway-tests');
+const TIMES = join(ROOT, 'node_modules/.cache/a2a-gateway-test-times.json');
+const SOURCES = ['src', 'test', 'examples', 'scripts'];
+const config = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { tap: { jobs: number; timeout: number } }
+).tap;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { jobs: { type: 'string', short: 'j' }, timeout: { type: 'string', short: 't' } },
+});
+const jobs = Math.max(1, Number(values.jobs ?? config.jobs));
+const timeoutS = Number(values.timeout ?? config.timeout);
+
+const sourcesOf = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(dir, f));
+
+function newest(path: string): number {
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((f) => newest(join(path, f))));
+}
+
+/** `npm run build` when dist/ is older than a source (or missing). */
+function buildDist(): void {
+  let built = -1;
+  try {
+    built = statSync(join(ROOT, 'dist/cli/bin.js')).mtimeMs;
+  } catch {
+    // not built yet
+  }
+  if (built >= Math.max(...['src', 'tsconfig.json', 'package.json'].map((p) => newest(join(ROOT, p))))) return;
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** Transpiles every source into OUT (rebuilt whole, so a deleted source leaves nothing behind). */
+async function transpile(): Promise<void> {
+  rmSync(OUT, { recursive: true, force: true });
+  await Promise.all(
+    SOURCES.flatMap(sourcesOf).map(async (file) => {
+      const path = join(ROOT, file);
+      const { code } = await transform(readFileSync(path, 'utf8'), {
+        loader: 'ts',
+        format: 'esm',
+        target: 'node20',
+        keepNames: true, // as tsx: functions keep their names
+        sourcemap: 'inline',
+        sourcefile: path,
+        define: {
+          'import.meta.url': JSON.stringify(pathToFileURL(path).href),
+          'import.meta.dirname': JSON.stringify(dirname(path)),
+          'import.meta.filename': JSON.stringify(path),
+        },
+      });
+      const out = join(OUT, file.replace(/\.ts$/, '.js'));
+      mkdirSync(dirname(out), { recursive: true });
+      writeFileSync(out, code);
+    }),
+  );
+}
+
+const started = performance.now();
+execFileSync(join(ROOT, 'node_modules/.bin/tap'), ['build'], { cwd: ROOT, stdio: 'ignore' });
+buildDist();
+await transpile();
+let times: Record<string, number> = {};
+try {
+  times = JSON.parse(readFileSync(TIMES, 'utf8')) as Record<string, number>;
+} catch {
+  // first run: no times yet
+}
+const files = (positionals.length > 0 ? positionals : sourcesOf('test').filter((f) => f.endsWith('.test.ts')))
+  .map((f) => f.replace(/^\.\//, ''))
+  .sort((a, b) => (times[b] ?? Infinity) - (times[a] ?? Infinity) || a.localeCompare(b));
+const run: RunOptions = {
+  cwd: ROOT,
+  timeoutS,
+  nodeArgs: ['--enable-source-maps', `--import=${pathToFileURL(join(OUT, 'test/setup/tmpdir.js')).href}`],
+  script: (file) => join(OUT, file.replace(/\.ts$/, '.js')),
+};
+const outcomes = await runFiles(files, jobs, run, (o) => {
+  const n = `${o.counts.pass ?? 0}/${o.counts.total ?? '?'}`;
+  process.stdout.write(`${o.ok ? 'ok    ' : 'not ok'} ${o.file} (${o.seconds.toFixed(1)} s, ${n} assertions)\n`);
+  if (!o.ok) process.stdout.write(`${o.output.replace(/^/gm, '    ')}\n`);
+});
+writeFileSync(TIMES, JSON.stringify({ ...times, ...Object.fromEntries(outcomes.map((o) => [o.file, o.seconds])) }));
+
+const sum = (k: string): number => outcomes.reduce((n, o) => n + (o.counts[k] ?? 0), 0);
+const failed = outcomes.filter((o) => !o.ok);
+process.stdout.write(
+  `\n${outcomes.length} files, ${failed.length} failed; assertions: ${sum('total')} total, ${sum('pass')} pass, ` +
+    `${sum('fail')} fail, ${sum('skip')} skip, ${sum('todo')} todo; ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+);
+for (const o of failed) process.stdout.write(`failed: ${o.file}\n`);
+process.exit(failed.length > 0 ? 1 : 0);

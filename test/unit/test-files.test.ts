@@ -1,0 +1,75 @@
+// The suite's own file runner (scripts/test-files.ts, used by `npm run tap`):
+// a runner that called a failing file ok would hide every defect, so each way
+// a test file can fail is run here as a real tap file (plain JavaScript in the
+// test's folder): a failed assertion, a thrown error, an exit before any TAP,
+// a skipped or todo test, a hang past the timeout; and a passing file passes
+// with tap's own counts. Also: this test process runs without a module loader.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { runFile, runFiles, type RunOptions } from '../../scripts/test-files.js';
+
+const FILES: Record<string, string> = {
+  'pass.mjs': "import t from 'tap'; t.equal(1, 1); t.test('sub', async (tt) => { tt.ok(true); tt.ok(1); });",
+  'fail.mjs': "import t from 'tap'; t.equal(1, 2, 'one is not two');",
+  'throws.mjs': "import t from 'tap'; t.pass('before'); throw new Error('boom');",
+  'silent.mjs': 'process.exit(0);',
+  'skip.mjs': "import t from 'tap'; t.pass('x'); t.test('later', { skip: 'not now' }, async () => {});",
+  'todo.mjs': "import t from 'tap'; t.pass('x'); t.todo('later');",
+  'hang.mjs': "import t from 'tap'; t.test('waits', () => new Promise(() => setInterval(() => {}, 1000)));",
+  'linger.mjs': "import t from 'tap'; t.pass('done'); setInterval(() => {}, 1000);",
+};
+
+function options(dir: string, timeoutS = 60): RunOptions {
+  return { cwd: dir, timeoutS, nodeArgs: [], script: (f) => join(dir, f), exitGraceS: 1 };
+}
+
+t.test('each way a file fails is a failure; a passing file passes with its counts', async (t) => {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const dir = t.testdir(); // inside the project (.tap/fixtures), so `import 'tap'` resolves
+  t.ok(dir.startsWith(root), 'the folder is inside the project');
+  for (const [name, code] of Object.entries(FILES)) writeFileSync(join(dir, name), code);
+  const seen: string[] = [];
+  const outcomes = await runFiles(
+    Object.keys(FILES).filter((f) => f !== 'hang.mjs' && f !== 'linger.mjs'),
+    3,
+    options(dir),
+    (o) => seen.push(o.file),
+  );
+  const by = Object.fromEntries(outcomes.map((o) => [o.file, o]));
+  t.equal(seen.length, 6, 'each outcome reported as it ends');
+  t.equal(by['pass.mjs']!.ok, true, by['pass.mjs']!.output);
+  t.same(by['pass.mjs']!.counts, { total: 3, pass: 3 }, "tap's own counts: every assertion, in subtests too");
+  for (const f of ['fail.mjs', 'throws.mjs', 'silent.mjs', 'skip.mjs', 'todo.mjs'])
+    t.equal(by[f]!.ok, false, `${f} fails the run`);
+  t.match(by['fail.mjs']!.output, /not ok 1 - one is not two/, 'the output says why');
+  t.match(by['throws.mjs']!.output, /boom/);
+  t.equal(by['skip.mjs']!.counts.skip, 1);
+  t.equal(by['todo.mjs']!.counts.todo, 1);
+});
+
+t.test('a test past its timeout fails (tap ends it: TAP_TIMEOUT) and the process is ended', async (t) => {
+  const dir = t.testdir({ 'hang.mjs': FILES['hang.mjs']! });
+  const o = await runFile('hang.mjs', options(dir, 1));
+  t.equal(o.ok, false);
+  t.match(o.output, /not ok 1 - timeout!/, 'tap reports the timeout');
+  t.match(o.output, /killed by SIGKILL: still running after its TAP ended/, 'the process did not exit by itself');
+});
+
+t.test('a file whose tests pass but that keeps a handle open fails (tap: timeout) and is ended', async (t) => {
+  const dir = t.testdir({ 'linger.mjs': FILES['linger.mjs']! });
+  const o = await runFile('linger.mjs', options(dir, 1));
+  t.equal(o.ok, false);
+  t.match(
+    o.output,
+    /ok 1 - done\nnot ok 2 - timeout!/,
+    'its test passed; tap, waiting for the process to end, timed out',
+  );
+  t.match(o.output, /killed by SIGKILL: still running after its TAP ended/);
+});
+
+t.test('test processes run without a module loader (no --import=tsx, no --loader)', async (t) => {
+  t.notMatch(process.execArgv.join(' '), /tsx|--loader|processinfo/);
+  t.equal(process.env.NODE_OPTIONS ?? '', '', "no NODE_OPTIONS (tap's runner would set its loader there)");
+});
