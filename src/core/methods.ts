@@ -55,6 +55,8 @@ const IDEMPOTENT = new Set<MethodName>([
   'ListTasks',
   'CancelTask',
   'GetExtendedAgentCard',
+  // reads the task's updates: a subscription that failed before its first event changed nothing
+  'SubscribeToTask',
   'GetTaskPushNotificationConfig',
   'ListTaskPushNotificationConfigs',
   'DeleteTaskPushNotificationConfig',

@@ -79,6 +79,13 @@ export interface Call {
   endpoint?: Member;
   /** Stage `selectUpstream`: the interface the call went to. */
   upstream?: ResolvedUpstream;
+  /**
+   * Stages `selectUpstream` and `placeEndpoint`: the call was sent once more after a failure that may have reached
+   * the agent (a reset connection, a timeout). One such resend per call, wherever it happens (as Envoy's default
+   * retry policy): a reset then a failover would otherwise send an idempotent call up to four times. A refused
+   * connection never reached the agent and does not count.
+   */
+  resent?: true;
   /** Stage `decode`: the headers forwarded upstream (allow-list, trace context) before the credential policy. */
   forwarded?: Record<string, string>;
   /** Stage `decode`: A2A-Extensions the caller asked for. */

@@ -7,8 +7,8 @@
 // fails before the agent answered (refused, reset, timed out, unavailable)
 // counts towards the endpoint's outlier ejection, and is sent once more to
 // another endpoint when that is safe: a refused connection never reached the
-// agent; idempotent calls (§3.3.1) may be repeated; SendMessage otherwise
-// never is. When a task's own endpoint is down, its reads fail over only if
+// agent; idempotent calls (§3.3.1) may be repeated once (Call.resent: not when
+// selectUpstream already resent it); SendMessage otherwise never is. When a task's own endpoint is down, its reads fail over only if
 // the replicas share a task store (`upstream.sharedTaskStore`); otherwise the
 // caller gets UPSTREAM_UNAVAILABLE naming the task — never a TaskNotFound
 // from a replica that cannot know it. Streams are placed the same way: their
@@ -146,9 +146,10 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
           endpoints.failed(set, member, broke);
           const refused = e instanceof A2AError && e.connectionRefused;
           if (owner && !up.sharedTaskStore) throw taskUnavailable(route, ids.task, owner, e);
-          if (!(refused || call.method.idempotent || call.method.name === 'SubscribeToTask')) throw e;
+          if (!refused && (!call.method.idempotent || call.resent)) throw e;
           const other = set.pick(member);
           if (!other || call.signal.aborted) throw e;
+          if (!refused) call.resent = true;
           log.warn(
             { requestId: call.requestId, route: route.name, endpoint: member.endpoint.name, err: broke },
             `endpoint failed before answering; sending the call to endpoint "${other.endpoint.name}"`,

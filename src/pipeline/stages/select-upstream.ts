@@ -3,7 +3,8 @@
 // interfaces of the upstream's card in order (§8.3.2). A unary call whose
 // connection was refused goes to the next interface (it cannot have reached
 // the agent); an idempotent call (§3.3.1) whose kept-alive connection was
-// reset under it is sent once more; SendMessage never is. `rewriteAnswer`
+// reset under it is sent once more, unless it was already resent (one resend
+// per call, Call.resent); SendMessage never is. `rewriteAnswer`
 // gives GetExtendedAgentCard's answer the gateway's interfaces, as the public
 // card (§8.2).
 import type { CardService } from '../../card/card-service.js';
@@ -56,7 +57,8 @@ export function selectUpstreamStage(cards: CardService, log: Logger): Stage {
         call.upstream = candidates[i]!;
         try {
           return await next(call).catch((e: unknown) => {
-            if (!(e instanceof A2AError && e.connectionReset && call.method.idempotent)) throw e;
+            if (!(e instanceof A2AError && e.connectionReset && call.method.idempotent) || call.resent) throw e;
+            call.resent = true;
             log.warn(
               { requestId: call.requestId, route: route.name, err: why(e) },
               'upstream connection reset under an idempotent call; sending it once more',
