@@ -19,8 +19,8 @@
 // line per file and the whole output of a failed one, and exits 1 when any
 // failed. With no files named, every test/**/*.test.ts.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { transform } from 'esbuild';
@@ -90,6 +90,13 @@ async function transpile(): Promise<void> {
   );
 }
 
+// named files as paths from the checkout's root, whether given relative or absolute
+const named = positionals.map((f) => relative(ROOT, resolve(f)));
+const notTests = named.filter((f) => !f.startsWith(`test${sep}`) || !f.endsWith('.ts') || !existsSync(join(ROOT, f)));
+if (notTests.length > 0) {
+  process.stderr.write(`not a test file of test/: ${notTests.join(', ')}\n`);
+  process.exit(2);
+}
 const started = performance.now();
 execFileSync(join(ROOT, 'node_modules/.bin/tap'), ['build'], { cwd: ROOT, stdio: 'ignore' });
 buildDist();
@@ -100,9 +107,9 @@ try {
 } catch {
   // first run: no times yet
 }
-const files = (positionals.length > 0 ? positionals : sourcesOf('test').filter((f) => f.endsWith('.test.ts')))
-  .map((f) => f.replace(/^\.\//, ''))
-  .sort((a, b) => (times[b] ?? Infinity) - (times[a] ?? Infinity) || a.localeCompare(b));
+const files = (named.length > 0 ? named : sourcesOf('test').filter((f) => f.endsWith('.test.ts'))).sort(
+  (a, b) => (times[b] ?? Infinity) - (times[a] ?? Infinity) || a.localeCompare(b),
+);
 const run: RunOptions = {
   cwd: ROOT,
   timeoutS,
