@@ -97,20 +97,40 @@ export class Metrics {
     c.upstreamErrors?.inc();
   }
 
+  /** The upstream-duration and stream children by their label values (route series are never removed). */
+  private readonly upstreamChildren = new Map<string, ReturnType<Histogram<string>['labels']>>();
+  private readonly streamChildren = new Map<
+    string,
+    { active: ReturnType<Gauge<string>['labels']>; events: ReturnType<Counter<string>['labels']> }
+  >();
+
   upstreamTime(route: string, method: string, upstream: string, seconds: number): void {
-    this.upstreamDuration.observe({ route, method, upstream }, seconds);
+    const key = `${route}\u0000${method}\u0000${upstream}`;
+    let h = this.upstreamChildren.get(key);
+    if (!h) this.upstreamChildren.set(key, (h = this.upstreamDuration.labels(route, method, upstream)));
+    h.observe(seconds);
+  }
+
+  private stream(route: string, inbound: string) {
+    const key = `${route}\u0000${inbound}`;
+    let c = this.streamChildren.get(key);
+    if (!c) {
+      c = { active: this.activeStreams.labels(route, inbound), events: this.streamEvents.labels(route, inbound) };
+      this.streamChildren.set(key, c);
+    }
+    return c;
   }
 
   streamOpened(route: string, inbound: string): void {
-    this.activeStreams.inc({ route, inbound });
+    this.stream(route, inbound).active.inc();
   }
 
   streamClosed(route: string, inbound: string): void {
-    this.activeStreams.dec({ route, inbound });
+    this.stream(route, inbound).active.dec();
   }
 
   streamEvent(route: string, inbound: string): void {
-    this.streamEvents.inc({ route, inbound });
+    this.stream(route, inbound).events.inc();
   }
 
   cardRefresh(route: string, outcome: 'updated' | 'not_modified' | 'failed'): void {
