@@ -58,6 +58,20 @@ export async function startUpstreams(): Promise<Upstreams> {
   return { ...proc(child), urls: JSON.parse(line) as Upstreams['urls'] };
 }
 
+/** The minimal Node proxy (node-proxy.ts) in front of the agent's HTTP side: the floor for any Node proxy. */
+export async function startNodeProxy(upstreamOrigin: string): Promise<Proc & { http: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'scripts/bench/node-proxy.ts'), upstreamOrigin],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const line = await firstLine(child, (l) => l.startsWith('{'));
+  return { ...proc(child), http: (JSON.parse(line) as { http: string }).http };
+}
+
 export interface GatewayProc extends Proc {
   http: string;
   grpc: string;

@@ -28,6 +28,8 @@ export interface PassRow {
   gatewayCpuUs: number;
   nginx: LoadResult | undefined;
   nginxCpuUs: number | undefined;
+  /** The minimal Node proxy's CPU per call (node-proxy.ts; HTTP bindings only). */
+  nodeProxyCpuUs?: number | undefined;
 }
 export interface StreamRow {
   binding: Binding;
@@ -111,7 +113,8 @@ export function writeReport(r: Report): void {
     '',
     '`npm run bench` (not part of `npm test`; about 8 minutes) measures every binding pair against direct calls (at full',
     "load, and paced at half the gateway's maximum for the added p99), same-binding pass-through against nginx (when",
-    'nginx is installed: `apt-get install nginx-light`; otherwise it says so and skips it), streaming (time to first event,',
+    'nginx is installed: `apt-get install nginx-light`; otherwise it says so and skips it) and a minimal Node proxy,',
+    'streaming (time to first event,',
     'events/s, memory per idle stream) and 1 MiB / 10 MiB payloads. `BENCH_SECONDS` and `BENCH_CONCURRENCY` change the',
     'run length (default 3 s) and the callers (default 32). The figure is drawn from the tables below (`npm run docs`',
     'redraws it from this page).',
@@ -157,12 +160,14 @@ export function writeReport(r: Report): void {
     '',
     '## Same-binding pass-through (SendMessage)',
     '',
-    '| binding | direct rps | gateway rps | ratio | gateway µs CPU/req | nginx rps | nginx µs CPU/req |',
-    '| :-- | --: | --: | --: | --: | --: | --: |',
+    '| binding | direct rps | gateway rps | ratio | gateway µs CPU/req | nginx rps | nginx µs CPU/req | minimal Node proxy µs CPU/req |',
+    '| :-- | --: | --: | --: | --: | --: | --: | --: |',
     ...pt.map(
       (p) =>
-        `| ${p.binding} | ${f(p.direct.rps)} | ${f(p.gateway.rps)} | ${f(p.gateway.rps / p.direct.rps, 2)} | ${f(p.gatewayCpuUs)} | ${p.nginx ? f(p.nginx.rps) : '—'} | ${p.nginxCpuUs !== undefined ? f(p.nginxCpuUs) : '—'} |`,
+        `| ${p.binding} | ${f(p.direct.rps)} | ${f(p.gateway.rps)} | ${f(p.gateway.rps / p.direct.rps, 2)} | ${f(p.gatewayCpuUs)} | ${p.nginx ? f(p.nginx.rps) : '—'} | ${p.nginxCpuUs !== undefined ? f(p.nginxCpuUs) : '—'} | ${p.nodeProxyCpuUs !== undefined ? f(p.nodeProxyCpuUs) : '—'} |`,
     ),
+    '',
+    "_The minimal Node proxy (scripts/bench/node-proxy.ts: node:http in, one undici request out, no parsing, policy, log or metrics) is the floor any Node proxy pays per call on this machine: a target below it (nginx's 2×) is out of reach for a proxy on Node._",
     ...r.notes.map((n) => `\n_${n}_`),
     '',
     '## Streaming',

@@ -1,6 +1,6 @@
 // `npm run bench`: the gateway side by side with direct calls for every
 // binding pair (SendMessage, GetTask), same-binding pass-through next to nginx
-// where it is installed, streaming (time to first event, events/s, idle
+// where it is installed and a minimal Node proxy (node-proxy.ts), streaming (time to first event, events/s, idle
 // streams' memory) and large payloads. Direct and gateway runs alternate so
 // machine drift cancels. Prints a table and writes docs/benchmarks.md and
 // docs/benchmarks-ratio.svg. Not part of `npm test`.
@@ -9,7 +9,7 @@ import type { Binding } from '../../src/config/types.js';
 import type { MethodName } from '../../src/core/methods.js';
 import { openStream, params, target, type Endpoint, type Target } from './calls.js';
 import { cpuMicros, grpcLoad, httpLoad, memory, type LoadResult } from './load.js';
-import { startGatewayProc, startNginx, startUpstreams, ROOT, type GatewayProc } from './procs.js';
+import { startGatewayProc, startNginx, startNodeProxy, startUpstreams, ROOT, type GatewayProc } from './procs.js';
 import { writeReport, type PairRow, type Report } from './report.js';
 
 const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
@@ -122,6 +122,7 @@ for (const method of ['SendMessage', 'GetTask'] as MethodName[]) {
 const nginx = await startNginx(up.urls);
 if (typeof nginx === 'string') report.notes.push(nginx);
 log(typeof nginx === 'string' ? nginx : `nginx baseline on ${nginx.http} / ${nginx.grpc}`);
+const nodeProxy = await startNodeProxy(new URL(up.urls.jsonrpc).origin);
 for (const b of BINDINGS) {
   const pt: Endpoint = {
     http: `http://${gw.http}`,
@@ -144,6 +145,19 @@ for (const b of BINDINGS) {
     n = await measure(target(b, 'SendMessage', ne), pids);
     n.cpuUs = [n.cpuUs.reduce((a, x) => a + x, 0)];
   }
+  // the minimal Node proxy (HTTP bindings): what any Node proxy pays per call here
+  const np =
+    b === 'GRPC'
+      ? undefined
+      : await measure(
+          target(b, 'SendMessage', {
+            http: `${nodeProxy.http}${b === 'JSONRPC' ? '/rpc' : '/rest'}`,
+            grpc: '',
+            prefix: '',
+            tenant: '',
+          }),
+          [nodeProxy.pid],
+        );
   report.passThrough.push({
     binding: b,
     direct: d,
@@ -151,12 +165,14 @@ for (const b of BINDINGS) {
     gatewayCpuUs: g.cpuUs[0]!,
     nginx: n,
     nginxCpuUs: n?.cpuUs[0],
+    nodeProxyCpuUs: np?.cpuUs[0],
   });
   log(
-    `pass-through ${b.padEnd(9)} direct ${d.rps.toFixed(0)} rps | gateway ${g.rps.toFixed(0)} rps (${(g.rps / d.rps).toFixed(2)}×, ${g.cpuUs[0]!.toFixed(0)} µs/req)${n ? ` | nginx ${n.rps.toFixed(0)} rps (${n.cpuUs[0]!.toFixed(0)} µs/req)` : ''}`,
+    `pass-through ${b.padEnd(9)} direct ${d.rps.toFixed(0)} rps | gateway ${g.rps.toFixed(0)} rps (${(g.rps / d.rps).toFixed(2)}×, ${g.cpuUs[0]!.toFixed(0)} µs/req)${n ? ` | nginx ${n.rps.toFixed(0)} rps (${n.cpuUs[0]!.toFixed(0)} µs/req)` : ''}${np ? ` | minimal Node proxy ${np.rps.toFixed(0)} rps (${np.cpuUs[0]!.toFixed(0)} µs/req)` : ''}`,
   );
 }
 if (typeof nginx !== 'string') await nginx.stop();
+await nodeProxy.stop();
 
 log('streaming…');
 for (const b of BINDINGS) {
