@@ -64,7 +64,10 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'a2a_gateway_' });
   }
 
-  /** Label children by their values: prom-client would hash the label set on every call. */
+  /**
+   * A call's label children by their values: its label objects are built once per label set (prom-client still
+   * hashes the labels on each inc and observe, children or not).
+   */
   private readonly children = new Map<string, CallChildren>();
 
   /**
@@ -97,40 +100,20 @@ export class Metrics {
     c.upstreamErrors?.inc();
   }
 
-  /** The upstream-duration and stream children by their label values (route series are never removed). */
-  private readonly upstreamChildren = new Map<string, ReturnType<Histogram<string>['labels']>>();
-  private readonly streamChildren = new Map<
-    string,
-    { active: ReturnType<Gauge<string>['labels']>; events: ReturnType<Counter<string>['labels']> }
-  >();
-
   upstreamTime(route: string, method: string, upstream: string, seconds: number): void {
-    const key = `${route}\u0000${method}\u0000${upstream}`;
-    let h = this.upstreamChildren.get(key);
-    if (!h) this.upstreamChildren.set(key, (h = this.upstreamDuration.labels(route, method, upstream)));
-    h.observe(seconds);
-  }
-
-  private stream(route: string, inbound: string) {
-    const key = `${route}\u0000${inbound}`;
-    let c = this.streamChildren.get(key);
-    if (!c) {
-      c = { active: this.activeStreams.labels(route, inbound), events: this.streamEvents.labels(route, inbound) };
-      this.streamChildren.set(key, c);
-    }
-    return c;
+    this.upstreamDuration.observe({ route, method, upstream }, seconds);
   }
 
   streamOpened(route: string, inbound: string): void {
-    this.stream(route, inbound).active.inc();
+    this.activeStreams.inc({ route, inbound });
   }
 
   streamClosed(route: string, inbound: string): void {
-    this.stream(route, inbound).active.dec();
+    this.activeStreams.dec({ route, inbound });
   }
 
   streamEvent(route: string, inbound: string): void {
-    this.stream(route, inbound).events.inc();
+    this.streamEvents.inc({ route, inbound });
   }
 
   cardRefresh(route: string, outcome: 'updated' | 'not_modified' | 'failed'): void {

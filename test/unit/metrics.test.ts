@@ -1,6 +1,6 @@
-// The per-call metrics (src/ops/metrics.ts) keep their label children by
-// label values instead of hashing a label object on every call: each series
-// still counts only its own calls, streams and events, as the exposition shows.
+// The per-call metrics (src/ops/metrics.ts; calls keep their label children
+// by label values): each series counts only its own calls, upstream times,
+// streams and events, as the exposition shows.
 import t from 'tap';
 import { Metrics } from '../../src/ops/metrics.js';
 
