@@ -11,8 +11,9 @@
 // tests spawn the gateway as shipped); transpiles every .ts file of src/,
 // test/, examples/ and scripts/ with esbuild (what tsx uses; types are checked
 // by `npm run typecheck`) into the same layout under
-// node_modules/.cache/a2a-gateway-tests/, with `import.meta.url` (.dirname,
-// .filename) fixed to the source file's own, so the paths a file builds from
+// node_modules/.cache/a2a-gateway-tests-<pid>/ (a tree per run, removed at
+// its end), with `import.meta` (.url,
+// .dirname, .filename) fixed to the source file's own, so the paths a file builds from
 // it name the checkout, and inline source maps, so failures point at the .ts
 // line. Then it runs the test files (scripts/test-files.ts), `jobs` at once
 // (package.json "tap"), slowest first by the last run's times, prints one
@@ -24,10 +25,12 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { transform } from 'esbuild';
-import { runFiles, type RunOptions } from './test-files.js';
+import { killRunning, runFiles, type RunOptions } from './test-files.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const OUT = join(ROOT, 'node_modules/.cache/a2a-gateway-tests');
+const CACHE = join(ROOT, 'node_modules/.cache');
+/** This run's transpiled tree: a folder per run, so a run never removes the modules another run's tests import. */
+const OUT = join(CACHE, `a2a-gateway-tests-${process.pid}`);
 const TIMES = join(ROOT, 'node_modules/.cache/a2a-gateway-test-times.json');
 const SOURCES = ['src', 'test', 'examples', 'scripts'];
 const config = (
@@ -38,8 +41,15 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { jobs: { type: 'string', short: 'j' }, timeout: { type: 'string', short: 't' } },
 });
-const jobs = Math.max(1, Number(values.jobs ?? config.jobs));
-const timeoutS = Number(values.timeout ?? config.timeout);
+/** A whole number ≥ min, or exit 2 (a NaN would start no worker, or kill every file at once). */
+function count(name: string, text: string | number, min: number): number {
+  const n = Number(text);
+  if (Number.isInteger(n) && n >= min) return n;
+  process.stderr.write(`--${name} must be a whole number ≥ ${min}: ${text}\n`);
+  process.exit(2);
+}
+const jobs = count('jobs', values.jobs ?? config.jobs, 1);
+const timeoutS = count('timeout', values.timeout ?? config.timeout, 0); // 0: no timeout, as for tap
 
 const sourcesOf = (dir: string): string[] =>
   readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
@@ -64,9 +74,22 @@ function buildDist(): void {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
 }
 
-/** Transpiles every source into OUT (rebuilt whole, so a deleted source leaves nothing behind). */
+/** Removes the trees of runs that are over (a run ended by a signal leaves its own). */
+function removeOldTrees(): void {
+  for (const f of readdirSync(CACHE)) {
+    const pid = /^a2a-gateway-tests-(\d+)$/.exec(f)?.[1];
+    if (pid === undefined || Number(pid) === process.pid) continue;
+    try {
+      process.kill(Number(pid), 0); // that run is still going
+    } catch {
+      rmSync(join(CACHE, f), { recursive: true, force: true });
+    }
+  }
+}
+
+/** Transpiles every source into OUT. */
 async function transpile(): Promise<void> {
-  rmSync(OUT, { recursive: true, force: true });
+  mkdirSync(OUT, { recursive: true });
   await Promise.all(
     SOURCES.flatMap(sourcesOf).map(async (file) => {
       const path = join(ROOT, file);
@@ -77,10 +100,10 @@ async function transpile(): Promise<void> {
         keepNames: true, // as tsx: functions keep their names
         sourcemap: 'inline',
         sourcefile: path,
+        // import.meta in every form (member, destructured, whole) is the source file's own; a file that needs
+        // import.meta.resolve finds it undefined, and says so when it runs
         define: {
-          'import.meta.url': JSON.stringify(pathToFileURL(path).href),
-          'import.meta.dirname': JSON.stringify(dirname(path)),
-          'import.meta.filename': JSON.stringify(path),
+          'import.meta': JSON.stringify({ url: pathToFileURL(path).href, dirname: dirname(path), filename: path }),
         },
       });
       const out = join(OUT, file.replace(/\.ts$/, '.js'));
@@ -98,8 +121,17 @@ if (notTests.length > 0) {
   process.exit(2);
 }
 const started = performance.now();
-execFileSync(join(ROOT, 'node_modules/.bin/tap'), ['build'], { cwd: ROOT, stdio: 'ignore' });
+execFileSync(join(ROOT, 'node_modules/.bin/tap'), ['build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 buildDist();
+mkdirSync(CACHE, { recursive: true });
+removeOldTrees();
+const removeTree = (): void => rmSync(OUT, { recursive: true, force: true });
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    killRunning(); // the files run in process groups of their own, which the terminal's Ctrl-C does not reach
+    removeTree();
+    process.exit(130);
+  });
 await transpile();
 let times: Record<string, number> = {};
 try {
@@ -122,6 +154,7 @@ const outcomes = await runFiles(files, jobs, run, (o) => {
   if (!o.ok) process.stdout.write(`${o.output.replace(/^/gm, '    ')}\n`);
 });
 writeFileSync(TIMES, JSON.stringify({ ...times, ...Object.fromEntries(outcomes.map((o) => [o.file, o.seconds])) }));
+removeTree();
 
 const sum = (k: string): number => outcomes.reduce((n, o) => n + (o.counts[k] ?? 0), 0);
 const failed = outcomes.filter((o) => !o.ok);
@@ -130,4 +163,7 @@ process.stdout.write(
     `${sum('fail')} fail, ${sum('skip')} skip, ${sum('todo')} todo; ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
 );
 for (const o of failed) process.stdout.write(`failed: ${o.file}\n`);
-process.exit(failed.length > 0 ? 1 : 0);
+// a run that ran nothing, or lost a file, is not a pass
+const lost = files.length === 0 || outcomes.length !== files.length;
+if (lost) process.stdout.write(`ran ${outcomes.length} of ${files.length} files\n`);
+process.exit(failed.length > 0 || lost ? 1 : 0);

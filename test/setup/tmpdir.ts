@@ -1,5 +1,5 @@
 // The guard that a test leaves nothing in the temp folder (issue 17). Loaded
-// first into every test process (tap's `node-arg` in package.json), it points
+// first into every test process (the runner's node arguments, scripts/tap.ts), it points
 // TMPDIR — hence os.tmpdir() here and in every child process — at a folder
 // of this process alone, freshly made by mkdtemp in the system temp folder
 // (a2a-gw-test-<test file>-XXXXXX). No other process knows it, so the check

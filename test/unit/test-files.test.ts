@@ -4,11 +4,12 @@
 // test's folder): a failed assertion, a thrown error, an exit before any TAP,
 // a skipped or todo test, a hang past the timeout; and a passing file passes
 // with tap's own counts. Also: this test process runs without a module loader.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { runFile, runFiles, type RunOptions } from '../../scripts/test-files.js';
+import { eventually } from '../helpers/wait.js';
 
 const FILES: Record<string, string> = {
   'pass.mjs': "import t from 'tap'; t.equal(1, 1); t.test('sub', async (tt) => { tt.ok(true); tt.ok(1); });",
@@ -19,6 +20,13 @@ const FILES: Record<string, string> = {
   'todo.mjs': "import t from 'tap'; t.pass('x'); t.todo('later');",
   'hang.mjs': "import t from 'tap'; t.test('waits', () => new Promise(() => setInterval(() => {}, 1000)));",
   'linger.mjs': "import t from 'tap'; t.pass('done'); setInterval(() => {}, 1000);",
+  // all its TAP ok, but the process exits 1 (as the temp-folder guard does when a file leaves something behind)
+  'exit1.mjs': "import t from 'tap'; t.pass('x'); process.on('exit', () => { process.exitCode = 1; });",
+  // passes and exits, leaving a process it started running (its pid in a TAP comment)
+  'orphan.mjs':
+    "import t from 'tap'; import { spawn } from 'node:child_process';" +
+    "const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); c.unref();" +
+    "t.comment('orphan ' + c.pid); t.pass('started');",
 };
 
 function options(dir: string, timeoutS = 60): RunOptions {
@@ -32,21 +40,47 @@ t.test('each way a file fails is a failure; a passing file passes with its count
   for (const [name, code] of Object.entries(FILES)) writeFileSync(join(dir, name), code);
   const seen: string[] = [];
   const outcomes = await runFiles(
-    Object.keys(FILES).filter((f) => f !== 'hang.mjs' && f !== 'linger.mjs'),
+    ['pass.mjs', 'fail.mjs', 'throws.mjs', 'silent.mjs', 'skip.mjs', 'todo.mjs', 'exit1.mjs'],
     3,
     options(dir),
     (o) => seen.push(o.file),
   );
   const by = Object.fromEntries(outcomes.map((o) => [o.file, o]));
-  t.equal(seen.length, 6, 'each outcome reported as it ends');
+  t.equal(seen.length, 7, 'each outcome reported as it ends');
   t.equal(by['pass.mjs']!.ok, true, by['pass.mjs']!.output);
   t.same(by['pass.mjs']!.counts, { total: 3, pass: 3 }, "tap's own counts: every assertion, in subtests too");
-  for (const f of ['fail.mjs', 'throws.mjs', 'silent.mjs', 'skip.mjs', 'todo.mjs'])
+  for (const f of ['fail.mjs', 'throws.mjs', 'silent.mjs', 'skip.mjs', 'todo.mjs', 'exit1.mjs'])
     t.equal(by[f]!.ok, false, `${f} fails the run`);
   t.match(by['fail.mjs']!.output, /not ok 1 - one is not two/, 'the output says why');
   t.match(by['throws.mjs']!.output, /boom/);
   t.equal(by['skip.mjs']!.counts.skip, 1);
   t.equal(by['todo.mjs']!.counts.todo, 1);
+  t.same(by['exit1.mjs']!.counts, { total: 1, pass: 1 }, 'exit 1 fails it although every assertion passed');
+});
+
+t.test('what a file started and left running is ended with it (its process group)', async (t) => {
+  const dir = t.testdir({ 'orphan.mjs': FILES['orphan.mjs']! });
+  const o = await runFile('orphan.mjs', options(dir));
+  t.equal(o.ok, true, o.output);
+  const pid = Number(/# orphan (\d+)/.exec(o.output)?.[1]);
+  t.ok(pid > 0, 'the file told its child pid');
+  t.teardown(() => {
+    try {
+      process.kill(pid, 'SIGKILL'); // should the runner not have
+    } catch {
+      // gone
+    }
+  });
+  // killed: gone, or a zombie until init reaps it (its parent, the test file, has exited)
+  const ended = (): boolean => {
+    try {
+      return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? true;
+    } catch {
+      return true;
+    }
+  };
+  await eventually(ended);
+  t.ok(ended(), 'the child is gone');
 });
 
 t.test('a test past its timeout fails (tap ends it: TAP_TIMEOUT) and the process is ended', async (t) => {
@@ -70,6 +104,7 @@ t.test('a file whose tests pass but that keeps a handle open fails (tap: timeout
 });
 
 t.test('test processes run without a module loader (no --import=tsx, no --loader)', async (t) => {
-  t.notMatch(process.execArgv.join(' '), /tsx|--loader|processinfo/);
-  t.equal(process.env.NODE_OPTIONS ?? '', '', "no NODE_OPTIONS (tap's runner would set its loader there)");
+  const loaders = /tsx|--loader|--experimental-loader|processinfo/;
+  t.notMatch(process.execArgv.join(' '), loaders);
+  t.notMatch(process.env.NODE_OPTIONS ?? '', loaders, "nor in NODE_OPTIONS (where tap's runner puts its loader)");
 });

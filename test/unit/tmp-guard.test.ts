@@ -1,5 +1,5 @@
 // The temp-folder guard (test/setup/tmpdir.ts) itself: a process loaded the
-// way tap loads a test file gets its own fresh temp folder; when it leaves
+// way the runner (scripts/tap.ts) loads a test file gets its own fresh temp folder; when it leaves
 // something there it exits 1 naming it, and when it leaves nothing the folder
 // is gone and the exit code is untouched.
 import { spawnSync } from 'node:child_process';
@@ -7,9 +7,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import t from 'tap';
 
-/** Runs `code` as tap runs a test file, with `tmp` as the temp folder it starts with; stdout is its os.tmpdir(). */
+/** Runs `code` as the runner runs a test file, with `tmp` as the temp folder it starts with; stdout is its os.tmpdir(). */
 function child(tmp: string, code: string): { status: number | null; tmpdir: string; stderr: string } {
-  // The child loads exactly what this process was loaded with (the guard, from tap's node arguments)
+  // The child loads exactly what this process was loaded with (the guard, from the runner's node arguments)
   const r = spawnSync(
     process.execPath,
     [...process.execArgv, '--input-type=module', '--eval', `import { tmpdir } from 'node:os'; ${code}`],

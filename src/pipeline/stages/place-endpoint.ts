@@ -7,9 +7,10 @@
 // fails before the agent answered (refused, reset, timed out, unavailable)
 // counts towards the endpoint's outlier ejection, and is sent once more to
 // another endpoint when that is safe: a refused connection never reached the
-// agent; idempotent calls (§3.3.1) may be repeated once (Call.resent: not when
-// selectUpstream already resent it); SendMessage otherwise never is. When a task's own endpoint is down, its reads fail over only if
-// the replicas share a task store (`upstream.sharedTaskStore`); otherwise the
+// agent; idempotent calls (§3.3.1) may be repeated once (Call.resent: not
+// when selectUpstream already resent it); SendMessage otherwise never is.
+// When a task's own endpoint is down, its reads fail over only if the
+// replicas share a task store (`upstream.sharedTaskStore`); otherwise the
 // caller gets UPSTREAM_UNAVAILABLE naming the task — never a TaskNotFound
 // from a replica that cannot know it. Streams are placed the same way: their
 // first event is awaited here, so a stream that fails to start is handled as

@@ -2,11 +2,11 @@
 // upstream interface: the configured binding and URL, or (`auto`) the usable
 // interfaces of the upstream's card in order (§8.3.2). A unary call whose
 // connection was refused goes to the next interface (it cannot have reached
-// the agent); an idempotent call (§3.3.1) whose kept-alive connection was
-// reset under it is sent once more, unless it was already resent (one resend
-// per call, Call.resent); SendMessage never is. `rewriteAnswer`
-// gives GetExtendedAgentCard's answer the gateway's interfaces, as the public
-// card (§8.2).
+// the agent); an idempotent unary call (§3.3.1) whose kept-alive connection
+// was reset under it is sent once more, unless it was already resent (one
+// resend per call, Call.resent); SendMessage never is. `rewriteAnswer` gives
+// GetExtendedAgentCard's answer the gateway's interfaces, as the public card
+// (§8.2).
 import type { CardService } from '../../card/card-service.js';
 import { redactText, secretsOf } from '../../core/secrets.js';
 import type { ResolvedUpstream } from '../../card/upstream-card.js';
