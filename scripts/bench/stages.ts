@@ -116,6 +116,7 @@ for (const c of CASES) {
   const cpuUs = (cpuMicros(gw.pid) - cpu0) / r.requests;
   gw.child.kill('SIGTERM'); // a graceful exit writes the profile
   await once(gw.child, 'exit');
+  await gw.stop(); // removes its temp folder (config and log)
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!;
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile;
   rmSync(dir, { recursive: true, force: true });
