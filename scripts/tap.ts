@@ -6,8 +6,8 @@
 // @tapjs/processinfo's loader into every process it spawns, ≈ 0.5 s more —
 // together half of a typical file's CPU (README, "Stack").
 //
-// So this script: builds tap's plugin set (a fresh install keeps tap's
-// TypeScript plugin until then); builds dist/ when a source is newer (the CLI
+// So this script: builds tap's plugin set once per install (a fresh install
+// keeps tap's TypeScript plugin until then); builds dist/ when a source is newer (the CLI
 // tests spawn the gateway as shipped); transpiles every .ts file of src/,
 // test/, examples/ and scripts/ with esbuild (what tsx uses; types are checked
 // by `npm run typecheck`) into the same layout under
@@ -34,7 +34,9 @@ const OUT = join(CACHE, `a2a-gateway-tests-${process.pid}`);
 const TIMES = join(ROOT, 'node_modules/.cache/a2a-gateway-test-times.json');
 const SOURCES = ['src', 'test', 'examples', 'scripts'];
 const config = (
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { tap: { jobs: number; timeout: number } }
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    tap: { jobs: number; timeout: number; plugin?: string[] };
+  }
 ).tap;
 
 const { values, positionals } = parseArgs({
@@ -60,6 +62,21 @@ function newest(path: string): number {
   const s = statSync(path);
   if (!s.isDirectory()) return s.mtimeMs;
   return Math.max(0, ...readdirSync(path).map((f) => newest(join(path, f))));
+}
+
+/**
+ * `tap build` when tap's plugin set was not built for this tap and this config yet (a fresh install has the
+ * default set, with its TypeScript plugin); skipped otherwise, so a run never rebuilds tap under another's tests.
+ */
+function buildTap(): void {
+  const stampFile = join(CACHE, 'a2a-gateway-tap-build.json');
+  const tapVersion = (
+    JSON.parse(readFileSync(join(ROOT, 'node_modules/tap/package.json'), 'utf8')) as { version: string }
+  ).version;
+  const stamp = JSON.stringify({ tap: tapVersion, plugin: config.plugin ?? [] });
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return;
+  execFileSync(join(ROOT, 'node_modules/.bin/tap'), ['build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  writeFileSync(stampFile, stamp);
 }
 
 /** `npm run build` when dist/ is older than a source (or missing). */
@@ -121,9 +138,9 @@ if (notTests.length > 0) {
   process.exit(2);
 }
 const started = performance.now();
-execFileSync(join(ROOT, 'node_modules/.bin/tap'), ['build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-buildDist();
 mkdirSync(CACHE, { recursive: true });
+buildTap();
+buildDist();
 removeOldTrees();
 const removeTree = (): void => rmSync(OUT, { recursive: true, force: true });
 for (const signal of ['SIGINT', 'SIGTERM'] as const)

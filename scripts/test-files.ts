@@ -4,8 +4,9 @@
 // a test past it), in a process group of its own: killed with all it started
 // 10 s past the timeout, or `exitGraceS` after its TAP ended if it has not
 // exited by then (a handle left open), and what it left running is killed
-// when it exits. Its TAP is read with tap-parser. A file passes when it exits 0 by itself, its TAP is ok, it
-// printed tap's closing counts, and it skipped nothing and left no todo.
+// when it exits. Its TAP is read with tap-parser. A file passes when it
+// exits 0 by itself, its TAP is ok, it printed tap's closing counts, and it
+// skipped nothing and left no todo.
 import { spawn } from 'node:child_process';
 import { Parser } from 'tap-parser';
 
