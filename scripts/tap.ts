@@ -31,7 +31,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CACHE = join(ROOT, 'node_modules/.cache');
 /** This run's transpiled tree: a folder per run, so a run never removes the modules another run's tests import. */
 const OUT = join(CACHE, `a2a-gateway-tests-${process.pid}`);
-const TIMES = join(ROOT, 'node_modules/.cache/a2a-gateway-test-times.json');
+const TIMES = join(CACHE, 'a2a-gateway-test-times.json');
 const SOURCES = ['src', 'test', 'examples', 'scripts'];
 const config = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -91,7 +91,7 @@ function buildDist(): void {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
 }
 
-/** Removes the trees of runs that are over (a run ended by a signal leaves its own). */
+/** Removes the trees of runs that are over (a run killed outright leaves its own). */
 function removeOldTrees(): void {
   for (const f of readdirSync(CACHE)) {
     const pid = /^a2a-gateway-tests-(\d+)$/.exec(f)?.[1];
