@@ -2,8 +2,11 @@
 // a runner that called a failing file ok would hide every defect, so each way
 // a test file can fail is run here as a real tap file (plain JavaScript in the
 // test's folder): a failed assertion, a thrown error, an exit before any TAP,
-// a skipped or todo test, a hang past the timeout; and a passing file passes
-// with tap's own counts. Also: this test process runs without a module loader.
+// a skipped or todo test, a non-zero exit after passing TAP, a hang past the
+// timeout, a handle left open; a passing file passes with tap's own counts,
+// and a process a file started is ended with it. Also: this test process runs
+// without a module loader. (The skip and todo in FILES are fixtures written to
+// the test's folder, there to be refused: the suite itself has none.)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
