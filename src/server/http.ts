@@ -167,6 +167,9 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     loggerInstance: deps.logger as FastifyBaseLogger,
     // The dispatcher logs one line per call; fastify's own request logs are off.
     logController: new LogController({ disableRequestLogging: true }),
+    // …and no child logger per request either (fastify's default binds each request's id to one; nothing here
+    // logs through request.log, and building it cost every call an object and a bindings string)
+    childLoggerFactory: (logger) => logger,
     bodyLimit,
     // Idle connections (nginx keepalive_timeout); a request's headers (nginx client_header_timeout),
     // checked a few times per timeout (Node checks every 30 s by default).
