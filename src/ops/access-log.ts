@@ -2,10 +2,11 @@
 // every binding and outcome: request id, client address, A2A method, path,
 // route, inbound and upstream bindings, the status the caller got (HTTP
 // status or gRPC code), the outcome (OK or the catalogue error), duration,
-// bytes in and out, trace id, caller identity, stream events. The line is
-// written once the edge has answered (a setImmediate after the pipeline's
-// answer), so the status and bytes it wrote are in it; a tap (the admin
-// console) reads the same line.
+// bytes in and out, trace id, caller identity, stream events. The lines are
+// written once the edge has answered, so the status and bytes it wrote are in
+// them: the lines of one event-loop turn together, on the next turn (one
+// setImmediate per turn, not per call: issue 11's hot path budget); a tap
+// (the admin console) reads the same lines.
 import type { Logger } from 'pino';
 import type { Wire } from '../http/request.js';
 
@@ -36,13 +37,39 @@ export type AnsweredLine = AccessLine & { path?: string; status?: number; bytesO
 /** Something that reads every written line too (the admin console's last errors and endpoint health). */
 export type LineTap = (line: AnsweredLine) => void;
 
-/** Writes the line when the edge has answered: with the path, status and bytes out it recorded. */
-export function logWhenAnswered(log: Logger, line: AccessLine, wire: Wire | undefined, tap?: LineTap): void {
-  setImmediate(() => {
-    const answered: AnsweredLine = wire
-      ? { ...line, path: wire.path, status: wire.status, bytesOut: wire.bytesOut }
-      : line;
-    log.info(answered, 'call');
-    tap?.(answered);
-  });
+/** Writes the call lines (pino, level info) once the edge has answered: with the path, status and bytes out it recorded. */
+export class AccessLog {
+  /** Lines answered in this event-loop turn, each followed by its wire record (or undefined). */
+  #pending: Array<AnsweredLine | Wire | undefined> = [];
+
+  constructor(
+    private readonly log: Logger,
+    private readonly tap?: LineTap,
+  ) {}
+
+  /** Does anything read the lines? (When not, a call need not build one.) */
+  get wanted(): boolean {
+    return this.tap !== undefined || this.log.isLevelEnabled('info');
+  }
+
+  write(line: AccessLine, wire: Wire | undefined): void {
+    if (this.#pending.length === 0) setImmediate(this.#flush);
+    this.#pending.push(line, wire);
+  }
+
+  readonly #flush = (): void => {
+    const pending = this.#pending;
+    this.#pending = [];
+    for (let i = 0; i < pending.length; i += 2) {
+      const line = pending[i] as AnsweredLine;
+      const wire = pending[i + 1] as Wire | undefined;
+      if (wire) {
+        line.path = wire.path;
+        line.status = wire.status;
+        line.bytesOut = wire.bytesOut;
+      }
+      this.log.info(line, 'call');
+      this.tap?.(line);
+    }
+  };
 }

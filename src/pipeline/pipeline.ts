@@ -20,7 +20,7 @@ import type { RouteConfig } from '../config/types.js';
 import { Limits } from '../core/limits.js';
 import type { A2AError } from '../errors/a2a-error.js';
 import type { RequestView, Wire } from '../http/request.js';
-import { logWhenAnswered, type AccessLine, type LineTap } from '../ops/access-log.js';
+import type { AccessLine, AccessLog } from '../ops/access-log.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Tracing } from '../ops/tracing.js';
 import type { Answer, Call } from './call.js';
@@ -41,10 +41,10 @@ import { compose, ended, type Handler, type Stage } from './stage.js';
 export interface PipelineDeps {
   cards: CardService;
   log: Logger;
+  /** Where the one line per call goes (with the admin console's tap). */
+  access: AccessLog;
   metrics: Metrics;
   tracer: Tracing | undefined;
-  /** Reads every access log line as it is written (the admin console). */
-  tap?: LineTap;
   /** The routes' endpoints (a one-process directory when not given). */
   endpoints?: Endpoints;
   /** Task affinity (process-local when not given). */
@@ -171,6 +171,7 @@ export class Pipeline {
   ): void {
     const seconds = Number(process.hrtime.bigint() - info.started) / 1e9;
     this.deps.metrics.call('-', 'unknown', info.inbound, '-', err.errorName, seconds);
+    if (!this.deps.access.wanted) return;
     const line: AccessLine = {
       requestId: info.requestId,
       client: info.view?.remoteAddress ?? null,
@@ -184,6 +185,6 @@ export class Pipeline {
       bytesIn: info.size ?? 0,
       ...(err.internal !== undefined ? { errorDetail: err.internal } : {}),
     };
-    logWhenAnswered(this.deps.log, line, info.wire, this.deps.tap);
+    this.deps.access.write(line, info.wire);
   }
 }

@@ -29,6 +29,7 @@ import { EndpointHealth } from '../admin/endpoint-health.js';
 import { RecentErrors } from '../admin/recent-errors.js';
 import { TrafficSampler } from '../admin/traffic.js';
 import { addReflection } from './grpc-reflection.js';
+import { AccessLog } from '../ops/access-log.js';
 import { ConfigState } from '../ops/config-state.js';
 import { Health } from '../ops/health.js';
 import { EndpointMetrics } from '../ops/endpoint-metrics.js';
@@ -106,6 +107,8 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
 export interface GatewayOptions {
   /** How often the admin console samples the metrics for its traffic charts (default 5 s). */
   trafficSampleMs?: number;
+  /** Where the one line per call goes (default: the gateway's logger); the CLI's buffers its writes. */
+  accessLog?: Logger;
 }
 
 export async function startGateway(
@@ -159,7 +162,8 @@ export async function startGateway(
         endpointHealth.record(line);
       }
     : undefined;
-  const pipeline = new Pipeline({ cards, log, metrics, tracer, tap, endpoints, affinity, shared });
+  const access = new AccessLog(options.accessLog ?? log, tap);
+  const pipeline = new Pipeline({ cards, log, access, metrics, tracer, endpoints, affinity, shared });
   const configState = new ConfigState();
 
   const health = new Health(table, cards, endpoints);

@@ -2,7 +2,8 @@
 // the parent process gone): SIGTERM must still end the process after the
 // drain. pino's exit-time synchronous flush retries a failed write for ever,
 // so the gateway skips it once its own flush is done or timed out
-// (src/ops/lifecycle.ts).
+// (src/ops/lifecycle.ts). The lines a stop writes reach the log every time,
+// and so do the call lines the CLI buffers (src/cli/main.ts).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
@@ -73,4 +74,37 @@ t.test('the shutdown lines reach the log every time (SIGTERM right after start)'
     const lines = gw.logs.map((l) => String(l.msg));
     t.ok(lines.includes('shutting down') && lines.some((m) => m.startsWith('draining')), `run ${i}: logged`);
   }
+});
+
+t.test('the CLI buffers call lines: they reach the log on their own, in order, and none is lost at exit', async (t) => {
+  // The CLI buffers call lines (written per 8 KiB or every second, src/cli/main.ts): short ones stay in the buffer
+  // until the periodic flush writes them, with no other line to push them out; the last ones are left at exit.
+  const dir = t.testdir();
+  const gw = await startGatewayProcess(dir, {
+    listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+    routes: [{ name: 'r', upstream: { url: 'http://127.0.0.1:9/rpc', binding: 'JSONRPC' } }],
+  });
+  const ids: string[] = [];
+  /** One call (a JSON-RPC error: the agent is not there), with its request id. */
+  const call = async (id: string): Promise<void> => {
+    ids.push(id);
+    const res = await fetch(`http://${gw.http}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'x-request-id': id },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'GetTask', params: { id: 't' } }),
+    });
+    t.equal(res.status, 200, `${id} answered`);
+    await res.text();
+  };
+  for (let i = 0; i < 5; i++) await call(`buffered-${i}`);
+  await gw.logLine((l) => l.requestId === 'buffered-4');
+  t.pass('the last call line came without a lifecycle line to flush it');
+  for (let i = 0; i < 3; i++) await call(`at-exit-${i}`);
+  t.equal(await gw.stop(), 0, 'exit 0');
+  if (!gw.child.stdout!.readableEnded) await once(gw.child.stdout!, 'end');
+  const calls = gw.logs.filter((l) => l.msg === 'call').map((l) => l.requestId);
+  t.same(calls, ids, 'every call line, in call order');
+  const msgs = gw.logs.map((l) => String(l.msg));
+  t.ok(msgs.indexOf('shutting down') > msgs.lastIndexOf('call'), 'the shutdown line after the calls');
+  t.ok(msgs.indexOf('a2a-gateway listening') < msgs.indexOf('call'), 'the listening line before them');
 });

@@ -53,10 +53,13 @@ t.test('each forbidden import is caught', async (tt) => {
 t.test("the pipeline's stages are the ones the docs name, in their order", async (tt) => {
   const { Pipeline, STAGE_NAMES } = await import('../../src/pipeline/pipeline.js');
   const { Metrics } = await import('../../src/ops/metrics.js');
+  const { AccessLog } = await import('../../src/ops/access-log.js');
   const { pino } = await import('pino');
+  const log = pino({ level: 'silent' });
   const pipeline = new Pipeline({
     cards: {} as never,
-    log: pino({ level: 'silent' }),
+    log,
+    access: new AccessLog(log),
     metrics: new Metrics(),
     tracer: undefined,
   });

@@ -8,7 +8,6 @@
 // the call in a message, §13) and mapped: caller gone = CANCELLED, drain =
 // SHUTTING_DOWN.
 import type { Readable } from 'node:stream';
-import type { Logger } from 'pino';
 import { newTraceparent, validTraceparent, traceIdOf } from '../../core/trace-context.js';
 import { namesTask } from '../../core/methods.js';
 import { redactError, secretsOf } from '../../core/secrets.js';
@@ -16,17 +15,16 @@ import { A2AError, asA2AError, nameFromHttp } from '../../errors/a2a-error.js';
 import { GRPC_CODES } from '../../errors/catalogue.js';
 import type { Metrics } from '../../ops/metrics.js';
 import type { CallSpan, Tracing } from '../../ops/tracing.js';
-import { logWhenAnswered, type AccessLine, type LineTap } from '../../ops/access-log.js';
+import type { AccessLine, AccessLog } from '../../ops/access-log.js';
 import type { Answer, Call } from '../call.js';
 import { runEndHooks, type Handler } from '../stage.js';
 
 export interface ObserveDeps {
-  log: Logger;
+  access: AccessLog;
   metrics: Metrics;
   tracer: Tracing | undefined;
   /** Aborted when a drain's grace period ends. */
   shutdown: AbortSignal;
-  tap?: LineTap | undefined;
 }
 
 /** Marks a stream the edge stopped pulling (the caller went away, or the edge ended it). */
@@ -85,8 +83,42 @@ function spanAttributes(call: Call): Record<string, string> {
   return attrs;
 }
 
+/** The call's access log line (ops/access-log.ts). */
+function accessLine(
+  call: Call,
+  err: A2AError | undefined,
+  outcome: string,
+  seconds: number,
+  events: number,
+): AccessLine {
+  const line: AccessLine = {
+    requestId: call.requestId,
+    client: call.view.remoteAddress ?? null,
+    method: call.method.name,
+    route: call.route?.name ?? null,
+    inbound: call.inbound,
+    // the caller's A2A version (Major.Minor; null when refused before it was read) and the upstream interface's
+    version: call.version ?? null,
+    upstream: call.upstream?.binding ?? null,
+    upstreamVersion: call.upstream?.version ?? null,
+    outcome,
+    durationMs: Math.round(seconds * 1e6) / 1000,
+    bytesIn: call.request.size,
+    traceId: traceIdOf(call.traceparent),
+  };
+  if (err) line.error = err.message;
+  // what the caller is not told (an upstream's address, a socket error) is logged
+  if (err?.internal !== undefined) line.errorDetail = err.internal;
+  if (call.caller) line.caller = call.caller;
+  if (call.method.streaming) line.events = events;
+  if (call.route?.passThrough && call.upstream?.binding === call.inbound && call.upstream.version === call.dialect) {
+    line.passThrough = true;
+  }
+  return line;
+}
+
 export function observe(deps: ObserveDeps, next: Handler): Handler {
-  const { log, metrics, tracer, shutdown, tap } = deps;
+  const { access, metrics, tracer, shutdown } = deps;
 
   /** The error as the caller gets it: mapped for cancellation and drain, secrets redacted. */
   function failure(call: Call, e: unknown): A2AError {
@@ -100,13 +132,7 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
     return call.route ? redactError(err, secretsOf(call.envelope, call.route, call.view)) : err;
   }
 
-  function finish(
-    call: Call,
-    span: CallSpan | undefined,
-    err: A2AError | undefined,
-    events: number,
-    extra?: object,
-  ): void {
+  function finish(call: Call, span: CallSpan | undefined, err: A2AError | undefined, events: number): void {
     runEndHooks(call, err, events);
     const route = call.route?.name ?? '-';
     const upstream = call.upstream?.binding ?? '-';
@@ -122,30 +148,7 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
       call.dialect,
       call.upstream?.version,
     );
-    const line: AccessLine = {
-      requestId: call.requestId,
-      client: call.view.remoteAddress ?? null,
-      method: call.method.name,
-      route: call.route?.name ?? null,
-      inbound: call.inbound,
-      // the caller's A2A version (Major.Minor; null when refused before it was read) and the upstream interface's
-      version: call.version ?? null,
-      upstream: call.upstream?.binding ?? null,
-      upstreamVersion: call.upstream?.version ?? null,
-      outcome,
-      durationMs: Math.round(seconds * 1e6) / 1000,
-      bytesIn: call.request.size,
-      traceId: traceIdOf(call.traceparent),
-    };
-    if (err) line.error = err.message;
-    // what the caller is not told (an upstream's address, a socket error) is logged
-    if (err?.internal !== undefined) line.errorDetail = err.internal;
-    if (call.caller) line.caller = call.caller;
-    if (call.method.streaming) line.events = events;
-    if (call.route?.passThrough && call.upstream?.binding === call.inbound && call.upstream.version === call.dialect) {
-      line.passThrough = true;
-    }
-    logWhenAnswered(log, extra ? { ...line, ...extra } : line, call.wire, tap);
+    if (access.wanted) access.write(accessLine(call, err, outcome, seconds, events), call.wire);
     if (span && tracer) {
       const attrs: Record<string, string | number> = {
         'a2a.route': route,
