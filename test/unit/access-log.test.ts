@@ -2,12 +2,12 @@
 // turn are written on the next one, each with what the edge recorded of its
 // answer by then (path, status, bytes out), in the order of the calls; the
 // tap reads the same lines; nothing needs a line when nothing reads it.
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import t from 'tap';
 import type { Wire } from '../../src/http/request.js';
 import { AccessLog, type AccessLine, type AnsweredLine } from '../../src/ops/access-log.js';
 
-function capture(level: string): { log: ReturnType<typeof pino>; lines: Array<Record<string, unknown>> } {
+function capture(level: string): { log: Logger; lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = [];
   const log = pino({ level }, { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) });
   return { log, lines };
