@@ -176,7 +176,7 @@ export async function startGateway(
   const grpcInbound = new GrpcInbound(pipeline, table);
   for (const { definition, handlers } of grpcInbound.services()) grpcServer.addService(definition, handlers);
   health.addTo(grpcServer);
-  if (config.grpcReflection) await addReflection(grpcServer, log);
+  if (config.grpcReflection) addReflection(grpcServer, log);
   ports.grpc = await bindGrpc(
     grpcServer,
     hostPort(config.host, config.grpcPort),
