@@ -23,11 +23,9 @@ import { CardService } from '../card/card-service.js';
 import { CardStore } from '../card/card-store.js';
 import { trustList } from '../card/public-address.js';
 import { limitsOf, type GatewayConfig } from '../config/types.js';
-import { addConsole } from '../admin/console.js';
 import { loopbackHost } from '../util/loopback.js';
 import { EndpointHealth } from '../admin/endpoint-health.js';
 import { RecentErrors } from '../admin/recent-errors.js';
-import { TrafficSampler } from '../admin/traffic.js';
 import { addReflection } from './grpc-reflection.js';
 import { ConfigState } from '../ops/config-state.js';
 import { Health } from '../ops/health.js';
@@ -196,6 +194,11 @@ export async function startGateway(
   addAdminRoutes(admin ?? app, health, admin ? metrics : undefined, log);
   let adminConsole: { close(): void } | undefined;
   if (admin) {
+    // the console (pages, assets, try-it clients) is loaded only for an admin listener
+    const [{ addConsole }, { TrafficSampler }] = await Promise.all([
+      import('../admin/console.js'),
+      import('../admin/traffic.js'),
+    ]);
     const tls = certificates !== undefined;
     adminConsole = addConsole(admin, {
       config: () => table.config,
