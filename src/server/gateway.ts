@@ -114,7 +114,8 @@ export async function startGateway(
   const log = logger ?? pino({ level: config.logLevel, redact: REDACT_PATHS });
   const certificates = config.tls ? new ListenerCertificates(config.tls, log) : undefined;
   const table = new RouteTable(config, (c) => new UpstreamRegistry(UPSTREAM_CLIENTS, limitsOf(c)));
-  const metrics = new Metrics();
+  // process metrics only where /metrics is served
+  const metrics = new Metrics({ processMetrics: config.admin !== undefined });
   const ports: { http: number; grpc: number; admin?: number } = { http: config.httpPort, grpc: config.grpcPort };
   // ioredis is loaded only when Redis is configured
   const shared: SharedState | undefined = config.state
