@@ -10,6 +10,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestView } from '../http/request.js';
 import type { ApiKeyLocation, RouteAuth, RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
+import { loadJose } from '../util/jose.js';
 import { JwtVerifier, TokenRefused } from './jwt-verifier.js';
 
 /** Who the caller is, once authenticated. */
@@ -56,9 +57,10 @@ class RouteAuthenticator {
   constructor(
     private readonly auth: RouteAuth,
     private readonly realm: string,
+    jwt: JwtVerifier | undefined,
   ) {
     this.keys = (auth.apiKey?.keys ?? []).map((k) => ({ id: k.id, digest: digest(k.key) }));
-    this.jwt = auth.jwt ? new JwtVerifier(auth.jwt) : undefined;
+    this.jwt = jwt;
   }
 
   async authenticate(view: RequestView): Promise<Principal> {
@@ -128,7 +130,9 @@ export class Authenticator {
     if (!auth) return undefined;
     let a = this.byRoute.get(auth);
     if (!a) {
-      a = new RouteAuthenticator(auth, route.name);
+      // jose is imported by the first call of the first route that takes JWTs (not awaited once `a` exists)
+      const jwt = auth.jwt ? new JwtVerifier(auth.jwt, await loadJose()) : undefined;
+      a = this.byRoute.get(auth) ?? new RouteAuthenticator(auth, route.name, jwt);
       this.byRoute.set(auth, a);
     }
     return a.authenticate(view);

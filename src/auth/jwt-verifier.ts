@@ -4,10 +4,13 @@
 // signature, `iss`, `aud`, `exp`/`nbf` with the configured clock skew, and
 // the allowed algorithms. The caller's identity is the token's `sub`; a token
 // without one is its client at its issuer, else that token alone (subjectOf).
+// The jose module is handed over by the authenticator, which loads it with the
+// first call of a route that takes JWTs (util/jose.ts).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { RouteAuth } from '../config/types.js';
+import type { JoseModule } from '../util/jose.js';
 
 export type JwtConfig = NonNullable<RouteAuth['jwt']>;
 
@@ -24,10 +27,16 @@ export class TokenRefused extends Error {
 export class JwtVerifier {
   private readonly keys: JWTVerifyGetKey;
 
-  constructor(private readonly config: JwtConfig) {
+  /** `jose`: the loaded jose module (util/jose.ts). */
+  constructor(
+    private readonly config: JwtConfig,
+    private readonly jose: JoseModule,
+  ) {
     this.keys = config.jwksFile
-      ? createLocalJWKSet(JSON.parse(readFileSync(config.jwksFile, 'utf8')) as Parameters<typeof createLocalJWKSet>[0])
-      : createRemoteJWKSet(new URL(config.jwksUrl!), {
+      ? jose.createLocalJWKSet(
+          JSON.parse(readFileSync(config.jwksFile, 'utf8')) as Parameters<JoseModule['createLocalJWKSet']>[0],
+        )
+      : jose.createRemoteJWKSet(new URL(config.jwksUrl!), {
           timeoutDuration: 5000,
           cooldownDuration: 30_000,
           cacheMaxAge: 600_000,
@@ -37,7 +46,7 @@ export class JwtVerifier {
   /** The verified token's subject (subjectOf) and claims; throws TokenRefused. */
   async verify(token: string): Promise<{ subject: string; claims: Record<string, unknown> }> {
     try {
-      const { payload } = await jwtVerify(token, this.keys, {
+      const { payload } = await this.jose.jwtVerify(token, this.keys, {
         ...(this.config.issuer ? { issuer: this.config.issuer } : {}),
         ...(this.config.audience ? { audience: this.config.audience } : {}),
         ...(this.config.algorithms ? { algorithms: this.config.algorithms } : {}),
@@ -45,7 +54,7 @@ export class JwtVerifier {
       });
       return { subject: subjectOf(payload, token), claims: payload };
     } catch (e) {
-      throw refusal(e);
+      throw refusal(e, this.jose.errors);
     }
   }
 }
@@ -71,7 +80,7 @@ function subjectOf(payload: JWTPayload, token: string): string {
   return `token:${createHash('sha256').update(signature).digest('base64url').slice(0, 22)}`;
 }
 
-function refusal(e: unknown): TokenRefused {
+function refusal(e: unknown, errors: JoseModule['errors']): TokenRefused {
   if (e instanceof errors.JWTExpired) return new TokenRefused('the token has expired');
   if (e instanceof errors.JWTClaimValidationFailed)
     return new TokenRefused(`the token's "${e.claim}" claim is not accepted`);

@@ -2,24 +2,17 @@
 // ProtoJSON of the card without `signatures`, REQUIRED fields kept, RFC 8785
 // JCS), signing a served card anew with the route's key (JWS with a detached
 // payload, protected header {alg, typ: "JOSE", kid, jku?}) and verifying an
-// upstream card against a JWKS. `jose` does the JWS work, `canonicalize` JCS.
+// upstream card against a JWKS. `jose` does the JWS work (loaded with the
+// first card signed or verified: util/jose.ts), `canonicalize` JCS.
 import { readFile } from 'node:fs/promises';
 import canonicalize from 'canonicalize';
-import {
-  createLocalJWKSet,
-  flattenedVerify,
-  FlattenedSign,
-  importJWK,
-  importPKCS8,
-  type JSONWebKeySet,
-  type CryptoKey,
-  type KeyObject,
-} from 'jose';
+import type { JSONWebKeySet, CryptoKey, KeyObject } from 'jose';
 import { getOption, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import type { SigningKey } from '../config/types.js';
 import { AgentCardSchema } from '../gen/a2a_pb.js';
 import { FieldBehavior, field_behavior } from '../gen/google/api/field_behavior_pb.js';
 import { isObject, readJson, writeJson, type Json, type JsonObject } from '../proto/json.js';
+import { loadJose } from '../util/jose.js';
 
 function isRequired(f: DescField): boolean {
   return getOption(f, field_behavior).includes(FieldBehavior.REQUIRED);
@@ -67,10 +60,10 @@ const keys = new Map<string, Promise<CryptoKey | KeyObject | Uint8Array>>();
 function loadKey(k: SigningKey): Promise<CryptoKey | KeyObject | Uint8Array> {
   let p = keys.get(k.file);
   if (!p) {
-    p = readFile(k.file, 'utf8').then((text) =>
+    p = Promise.all([readFile(k.file, 'utf8'), loadJose()]).then(([text, jose]) =>
       text.trim().startsWith('{')
-        ? importJWK(JSON.parse(text) as Record<string, unknown>, k.alg)
-        : importPKCS8(text, k.alg),
+        ? jose.importJWK(JSON.parse(text) as Record<string, unknown>, k.alg)
+        : jose.importPKCS8(text, k.alg),
     );
     keys.set(k.file, p);
   }
@@ -81,12 +74,14 @@ function loadKey(k: SigningKey): Promise<CryptoKey | KeyObject | Uint8Array> {
 export async function signCard(card: JsonObject, k: SigningKey): Promise<JsonObject> {
   const { signatures: _dropped, ...unsigned } = card;
   const header = { alg: k.alg, typ: 'JOSE', kid: k.kid, ...(k.jku ? { jku: k.jku } : {}) };
+  const { FlattenedSign } = await loadJose();
   const jws = await new FlattenedSign(canonicalPayload(unsigned)).setProtectedHeader(header).sign(await loadKey(k));
   return { ...unsigned, signatures: [{ protected: jws.protected ?? '', signature: jws.signature }] };
 }
 
 /** Throws unless at least one of the card's signatures verifies with a key of the JWKS file. */
 export async function verifyCard(card: JsonObject, jwksFile: string): Promise<void> {
+  const { createLocalJWKSet, flattenedVerify } = await loadJose();
   const jwks = createLocalJWKSet(JSON.parse(await readFile(jwksFile, 'utf8')) as JSONWebKeySet);
   const payload = Buffer.from(canonicalPayload(card)).toString('base64url');
   const sigs = Array.isArray(card.signatures) ? card.signatures : [];

@@ -6,8 +6,11 @@
 // every gateway replica (issue 14). Redis away: calls are admitted (fail
 // open, the default) or refused (`rateLimitFailure: closed`), and the outage
 // is logged once; the shared counters are used again when Redis is back.
+// The library is loaded with the first rate-limited call: a gateway without
+// rate limits never loads it.
 import type { Logger } from 'pino';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type * as RateLimiterFlexible from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { SharedState } from '../state/redis.js';
 import type { RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
@@ -27,6 +30,9 @@ export function retryAfterSeconds(err: A2AError): number | undefined {
   return m ? Math.max(1, Math.ceil(Number(m[1]))) : undefined;
 }
 
+/** rate-limiter-flexible once the first rate-limited call has loaded it. */
+let limiterLibrary: typeof RateLimiterFlexible | undefined;
+
 export class Limits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
   private readonly streams = new Map<string, number>();
@@ -37,7 +43,7 @@ export class Limits {
     private readonly log?: Logger,
   ) {}
 
-  private limiter(route: RouteConfig): RateLimiterAbstract | undefined {
+  private limiter(route: RouteConfig, lib: typeof RateLimiterFlexible): RateLimiterAbstract | undefined {
     const rl = route.rateLimit;
     if (!rl) return undefined;
     const key = `${route.name} ${rl.requestsPerSecond} ${rl.burst}`;
@@ -46,13 +52,13 @@ export class Limits {
       // `burst` points refilled over burst/requestsPerSecond seconds ≈ the configured rate with bursts.
       const opts = { points: rl.burst, duration: Math.max(1, Math.round(rl.burst / rl.requestsPerSecond)) };
       l = this.shared
-        ? new RateLimiterRedis({
+        ? new lib.RateLimiterRedis({
             ...opts,
             storeClient: this.shared.client,
             keyPrefix: this.shared.key('rate'),
             rejectIfRedisNotReady: true,
           })
-        : new RateLimiterMemory(opts);
+        : new lib.RateLimiterMemory(opts);
       this.limiters.set(key, l);
     }
     return l;
@@ -60,7 +66,10 @@ export class Limits {
 
   /** Admits one call from `caller` on `route`, or throws RATE_LIMITED. */
   async admit(route: RouteConfig, caller: string): Promise<void> {
-    const l = this.limiter(route);
+    if (!route.rateLimit) return;
+    // awaited once per process: later calls find the library loaded
+    const lib = (limiterLibrary ??= await import('rate-limiter-flexible'));
+    const l = this.limiter(route, lib);
     if (!l) return;
     const key = route.rateLimit?.perCaller ? `${route.name}|${caller}` : route.name;
     try {
@@ -70,7 +79,8 @@ export class Limits {
         this.log?.info('rate limits: the shared counters in redis are in use again');
       }
     } catch (e) {
-      if (e instanceof RateLimiterRes) throw exhausted(`rate limit of route "${route.name}" exceeded`, e.msBeforeNext);
+      if (e instanceof lib.RateLimiterRes)
+        throw exhausted(`rate limit of route "${route.name}" exceeded`, e.msBeforeNext);
       if (!this.shared) throw e;
       this.storeFailed(e);
       if (this.shared.config.rateLimitFailure === 'closed')

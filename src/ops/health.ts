@@ -5,8 +5,13 @@
 // by URL; the routes that are not ready, with why, as JSON), and the same
 // state in the standard gRPC health service (grpc.health.v1.Health): "" for
 // the gateway, "lf.a2a.v1.A2AService", and "a2a-gateway.route.<name>" per route.
+// grpc-health-check (with its proto loader) is loaded on the first gRPC health
+// call; until then the statuses are kept here, and handed to it then.
+import { createRequire } from 'node:module';
 import type * as grpc from '@grpc/grpc-js';
-import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
+import type * as GrpcHealthCheck from 'grpc-health-check';
+import type { HealthImplementation, ServingStatus } from 'grpc-health-check';
+import { addLazyService, captureServices, type ServiceShape } from '../util/lazy-grpc-service.js';
 import type { CardService } from '../card/card-service.js';
 import type { RouteTable } from '../routing/generation.js';
 import { withoutAddresses } from '../errors/addresses.js';
@@ -14,6 +19,13 @@ import type { EndpointReport, Endpoints } from '../upstream/endpoints.js';
 import { A2AService } from '../gen/a2a_pb.js';
 
 const A2A_SERVICE = A2AService.typeName;
+
+/** grpc.health.v1.Health as grpc-health-check registers it (a unit test holds the two equal). */
+export const HEALTH_SERVICE: ServiceShape = {
+  Check: { path: '/grpc.health.v1.Health/Check', requestStream: false, responseStream: false },
+  Watch: { path: '/grpc.health.v1.Health/Watch', requestStream: false, responseStream: true },
+  List: { path: '/grpc.health.v1.Health/List', requestStream: false, responseStream: false },
+};
 
 export interface Readiness {
   ready: boolean;
@@ -23,7 +35,12 @@ export interface Readiness {
 
 export class Health {
   draining = false;
-  private readonly grpcHealth = new HealthImplementation({ '': 'SERVING', [A2A_SERVICE]: 'SERVING' });
+  /** The gRPC health statuses by service name; grpc-health-check's implementation once a gRPC health call came. */
+  private readonly statuses = new Map<string, ServingStatus>([
+    ['', 'SERVING'],
+    [A2A_SERVICE, 'SERVING'],
+  ]);
+  private grpcHealth: HealthImplementation | undefined;
   private timer: NodeJS.Timeout | undefined;
   private known = new Set<string>();
 
@@ -51,22 +68,31 @@ export class Health {
   }
 
   addTo(server: grpc.Server): void {
-    this.grpcHealth.addToServer(server);
+    addLazyService(server, HEALTH_SERVICE, () => {
+      const lib = createRequire(import.meta.url)('grpc-health-check') as typeof GrpcHealthCheck;
+      const implementation = new lib.HealthImplementation(Object.fromEntries(this.statuses));
+      this.grpcHealth = implementation;
+      return captureServices((s) => implementation.addToServer(s));
+    });
+  }
+
+  private setStatus(service: string, status: ServingStatus): void {
+    this.statuses.set(service, status);
+    this.grpcHealth?.setStatus(service, status);
   }
 
   /** Keeps the gRPC health statuses in step with readiness. */
   async update(): Promise<void> {
     const r = await this.readiness();
     const status = (ok: boolean): ServingStatus => (ok ? 'SERVING' : 'NOT_SERVING');
-    this.grpcHealth.setStatus('', status(!r.draining));
-    this.grpcHealth.setStatus(A2A_SERVICE, status(r.ready));
+    this.setStatus('', status(!r.draining));
+    this.setStatus(A2A_SERVICE, status(r.ready));
     const names = new Set<string>();
     for (const route of r.routes) {
       names.add(route.name);
-      this.grpcHealth.setStatus(`a2a-gateway.route.${route.name}`, status(route.ready && !r.draining));
+      this.setStatus(`a2a-gateway.route.${route.name}`, status(route.ready && !r.draining));
     }
-    for (const gone of this.known)
-      if (!names.has(gone)) this.grpcHealth.setStatus(`a2a-gateway.route.${gone}`, 'NOT_SERVING');
+    for (const gone of this.known) if (!names.has(gone)) this.setStatus(`a2a-gateway.route.${gone}`, 'NOT_SERVING');
     this.known = names;
   }
 

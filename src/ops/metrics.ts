@@ -1,8 +1,11 @@
 // Prometheus metrics (prom-client), one registry per gateway: calls by route,
 // method, inbound and upstream binding and outcome (OK or the error reason);
 // latency histograms, total and upstream part; active streams and stream
-// events; upstream connection errors; card refreshes; process metrics. Label
-// values come from config and the catalogue only (no task ids, no raw paths).
+// events; upstream connection errors; card refreshes; process metrics (only
+// for a gateway with an admin listener, the one place /metrics is served:
+// their event-loop-delay histogram and GC observer cost memory and a timer
+// every 10 ms that nothing would read). Label values come from config and the
+// catalogue only (no task ids, no raw paths).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -60,8 +63,9 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'a2a_gateway_' });
+  /** `processMetrics`: prom-client's default metrics (process, heap, event loop, GC) too. */
+  constructor(options: { processMetrics?: boolean } = {}) {
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'a2a_gateway_' });
   }
 
   /**

@@ -23,11 +23,9 @@ import { CardService } from '../card/card-service.js';
 import { CardStore } from '../card/card-store.js';
 import { trustList } from '../card/public-address.js';
 import { limitsOf, type GatewayConfig } from '../config/types.js';
-import { addConsole } from '../admin/console.js';
 import { loopbackHost } from '../util/loopback.js';
 import { EndpointHealth } from '../admin/endpoint-health.js';
 import { RecentErrors } from '../admin/recent-errors.js';
-import { TrafficSampler } from '../admin/traffic.js';
 import { addReflection } from './grpc-reflection.js';
 import { AccessLog } from '../ops/access-log.js';
 import { ConfigState } from '../ops/config-state.js';
@@ -119,7 +117,8 @@ export async function startGateway(
   const log = logger ?? pino({ level: config.logLevel, redact: REDACT_PATHS });
   const certificates = config.tls ? new ListenerCertificates(config.tls, log) : undefined;
   const table = new RouteTable(config, (c) => new UpstreamRegistry(UPSTREAM_CLIENTS, limitsOf(c)));
-  const metrics = new Metrics();
+  // process metrics only where /metrics is served
+  const metrics = new Metrics({ processMetrics: config.admin !== undefined });
   const ports: { http: number; grpc: number; admin?: number } = { http: config.httpPort, grpc: config.grpcPort };
   // ioredis is loaded only when Redis is configured
   const shared: SharedState | undefined = config.state
@@ -180,7 +179,7 @@ export async function startGateway(
   const grpcInbound = new GrpcInbound(pipeline, table);
   for (const { definition, handlers } of grpcInbound.services()) grpcServer.addService(definition, handlers);
   health.addTo(grpcServer);
-  if (config.grpcReflection) await addReflection(grpcServer, log);
+  if (config.grpcReflection) addReflection(grpcServer, log);
   ports.grpc = await bindGrpc(
     grpcServer,
     hostPort(config.host, config.grpcPort),
@@ -200,6 +199,11 @@ export async function startGateway(
   addAdminRoutes(admin ?? app, health, admin ? metrics : undefined, log);
   let adminConsole: { close(): void } | undefined;
   if (admin) {
+    // the console (pages, assets, try-it clients) is loaded only for an admin listener
+    const [{ addConsole }, { TrafficSampler }] = await Promise.all([
+      import('../admin/console.js'),
+      import('../admin/traffic.js'),
+    ]);
     const tls = certificates !== undefined;
     adminConsole = addConsole(admin, {
       config: () => table.config,

@@ -20,7 +20,7 @@ type Answer = {
 async function serve(protoDir?: string): Promise<{ address: string; close: () => void; logged: string[] }> {
   const server = new grpc.Server();
   const logged: string[] = [];
-  await addReflection(server, pino({ level: 'error' }, { write: (line: string) => logged.push(line) }), protoDir);
+  addReflection(server, pino({ level: 'error' }, { write: (line: string) => logged.push(line) }), protoDir);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
   );

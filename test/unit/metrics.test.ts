@@ -1,6 +1,7 @@
 // The per-call metrics (src/ops/metrics.ts; calls keep their label children
 // by label values): each series counts only its own calls, upstream times,
-// streams and events, as the exposition shows.
+// streams and events, as the exposition shows; process metrics only when
+// asked for.
 import t from 'tap';
 import { Metrics } from '../../src/ops/metrics.js';
 
@@ -41,4 +42,23 @@ t.test('calls, upstream time, streams and events each count in their own series'
   t.equal(value(text, 'a2a_gateway_active_streams{route="r2",inbound="JSONRPC"}'), 1);
   t.equal(value(text, 'a2a_gateway_stream_events_total{route="r1",inbound="GRPC"}'), 5);
   t.equal(value(text, 'a2a_gateway_stream_events_total{route="r2",inbound="JSONRPC"}'), 1);
+});
+
+t.test('process metrics only when asked for (the gateway asks when it has an admin listener)', async (t) => {
+  const processSeries = (text: string): string[] =>
+    text.split('\n').filter((l) => /^a2a_gateway_(process|nodejs)_/.test(l));
+  const without = new Metrics({ processMetrics: false });
+  without.call('r1', 'GetTask', 'JSONRPC', 'GRPC', 'OK', 0.002);
+  const text = await without.text();
+  t.same(processSeries(text), [], 'no process, heap, event loop or GC series');
+  t.ok(text.includes('a2a_gateway_calls_total{route="r1"'), 'the call metrics as ever');
+  const withThem = await new Metrics().text();
+  t.ok(
+    processSeries(withThem).some((l) => l.startsWith('a2a_gateway_process_resident_memory_bytes')),
+    'by default',
+  );
+  t.ok(
+    processSeries(withThem).some((l) => l.startsWith('a2a_gateway_nodejs_eventloop_lag')),
+    'event loop lag too',
+  );
 });
