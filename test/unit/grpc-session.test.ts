@@ -370,7 +370,7 @@ t.test(
     const opts = { metadata: {}, maxMessageBytes: 1000, signal: new AbortController().signal };
     let failed: unknown;
     try {
-      for await (const message of session.call(`${SERVICE}/SubscribeToTask`, new Uint8Array(0), opts))
+      for await (const message of session.call(`${SERVICE}/SubscribeToTask`, [new Uint8Array(0)], opts))
         tt.fail(String(message));
     } catch (e) {
       failed = e;
