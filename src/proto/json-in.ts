@@ -11,6 +11,7 @@
 // fails — is read again from the whole JSON, as if no string had been left
 // out: the same request, or the same error.
 import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
+import { decodeBase64InPlace } from './base64-bytes.js';
 import { isObject, readJson } from './json.js';
 import { bytesPaths, markerIndex, markerText, swapBytes, type Msg } from './large-bytes.js';
 
@@ -23,8 +24,6 @@ export interface Span {
   /** Every character is of the base64 alphabets or "=" (checked for padding when decoded). */
   base64: boolean;
 }
-
-const PIECE = 64 * 1024; // a multiple of 4: base64 decodes piece by piece
 
 export class LongStrings {
   private readonly byMarker = new Map<string, number>();
@@ -105,13 +104,8 @@ export class LongStrings {
   /** A decodable span's bytes, written over its text from its start (they take less room); its text is gone. */
   private decodeInPlace(i: number): Uint8Array {
     const { start, end } = this.spans[i]!;
-    const b = this.body;
-    let pos = start;
-    // the write position stays behind the read position: each piece is read (as a string) before it is written over
-    for (let r = start; r < end; r += PIECE)
-      pos += b.write(b.toString('latin1', r, Math.min(end, r + PIECE)), pos, 'base64');
     this.decoded.add(i);
-    return b.subarray(start, pos);
+    return this.body.subarray(start, decodeBase64InPlace(this.body, start, end));
   }
 
   /** The message read from the prepared JSON with each kept marker's bytes decoded in; undefined if any does not fit. */

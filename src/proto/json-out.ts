@@ -3,21 +3,12 @@
 // value (large-bytes.ts) and a JSON text around it and a buffer of that text:
 // each large value is swapped for a short marker (large-bytes.ts), the JSON
 // is made and stringified with the markers, and the body is one buffer of
-// that text with each marker's base64 written in its place, a piece at a
-// time. Without a large value it is the plain JSON text.
+// that text with each marker's base64 written in its place (base64-bytes.ts:
+// no string of it). Without a large value it is the plain JSON text.
 import type { DescMessage, JsonValue, Message } from '@bufbuild/protobuf';
+import { base64Length, encodeBase64Into } from './base64-bytes.js';
 import { carriesLarge, LARGE_BYTES, markerBytes, markerText, MAX_MARKERS, swapBytes, type Msg } from './large-bytes.js';
 import { writeJson } from './json.js';
-
-/** Bytes base64-encoded into `out` at `pos` (a piece at a time: no string of the whole); the end position. */
-function writeBase64(out: Buffer, pos: number, bytes: Uint8Array): number {
-  const PIECE = 3 * 16 * 1024; // a multiple of 3: only the last piece has padding
-  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let i = 0; i < b.length; i += PIECE) pos += out.write(b.toString('base64', i, i + PIECE), pos, 'latin1');
-  return pos;
-}
-
-const base64Length = (n: number): number => Math.ceil(n / 3) * 4;
 
 export interface OutboundJson {
   /** The message's ProtoJSON (large bytes values as markers: only `body` may be written of it). */
@@ -60,7 +51,7 @@ export function outboundJson(desc: DescMessage, message: Message): OutboundJson 
       let pos = 0;
       pieces.forEach((p, i) => {
         pos += out.write(p, pos, 'utf8');
-        if (i < spots.length) pos = writeBase64(out, pos, spots[i]!.bytes);
+        if (i < spots.length) pos = encodeBase64Into(out, pos, spots[i]!.bytes);
       });
       return out;
     },

@@ -1,5 +1,6 @@
 // The codecs that move a large `raw` part (spec §4.1.6) without copying it
-// through protobuf-es's encoders: the binary form as chunks
+// through protobuf-es's encoders: base64 between buffers
+// (src/proto/base64-bytes.ts) against Buffer's codec, the binary form as chunks
 // (src/proto/binary-chunks.ts), ProtoJSON written into a body's bytes
 // (src/proto/json-out.ts), and a JSON body read with its long strings left
 // out of the parse and base64 decoded in place (src/http/json-body.ts,
@@ -11,6 +12,7 @@ import t from 'tap';
 import { A2AError } from '../../src/errors/a2a-error.js';
 import { PartSchema, SendMessageRequestSchema, TaskSchema, type Part } from '../../src/gen/a2a_pb.js';
 import { parseJsonBody, readJsonBody } from '../../src/http/json-body.js';
+import { base64Length, decodeBase64InPlace, encodeBase64Into } from '../../src/proto/base64-bytes.js';
 import { concatChunks, toBinaryChunks } from '../../src/proto/binary-chunks.js';
 import { readJson, writeJson, ProtoJsonError } from '../../src/proto/json.js';
 import { outboundJson } from '../../src/proto/json-out.js';
@@ -31,6 +33,24 @@ const task = create(TaskSchema, {
     { messageId: 'h2', parts: [raw(bytes(10))] },
   ],
   artifacts: [{ artifactId: 'a', parts: [raw(bytes(300_000, 7)), raw(bytes(70_000, 9))] }],
+});
+
+t.test("base64 between buffers: Node's codec, without its strings", async (tt) => {
+  let encoded = 0;
+  let decoded = 0;
+  for (let n = 0; n <= 300; n++) {
+    const b = Buffer.from(bytes(n, n));
+    const out = Buffer.alloc(base64Length(n) + 2, 0x2e);
+    const end = encodeBase64Into(out, 1, b);
+    if (end === 1 + base64Length(n) && out.toString('latin1', 1, end) === b.toString('base64')) encoded++;
+    for (const text of [b.toString('base64'), b.toString('base64url')]) {
+      const buf = Buffer.from(`"${text}"`, 'latin1');
+      const stop = decodeBase64InPlace(buf, 1, buf.length - 1);
+      if (buf.subarray(1, stop).equals(b)) decoded++;
+    }
+  }
+  tt.equal(encoded, 301, 'encoded: padded standard base64, for every length up to 300');
+  tt.equal(decoded, 602, 'decoded in place: standard padded and URL-safe unpadded, for every length up to 300');
 });
 
 t.test('binary as chunks: the same message, large values by reference', async (tt) => {
