@@ -29,6 +29,7 @@ import type { Answer, Call, InboundRequest } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { writeJson, isObject, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
 import type { LongStrings } from '../../proto/json-in.js';
+import { outboundJson } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
 import { mapLimited } from '../../util/map-limited.js';
@@ -145,8 +146,13 @@ export class JsonRpcInbound {
     if (result.kind === 'relayHttp') return { status: result.status, headers: result.headers, relay: result.body };
     if (result.kind === 'stream') return this.stream(f, result.events);
     if (result.kind !== 'unary') throw new Error(`unexpected ${result.kind} answer`);
-    const written = DIALECTS[f.call.dialect].result(f.call.method, result.response);
-    return f.hasId ? answer(200, resultResponse(f.id, written)) : answer(200, undefined);
+    if (!f.hasId) return answer(200, undefined);
+    if (f.call.dialect === '1.0') {
+      // a large raw part is written into the body's bytes (proto/json-out.ts)
+      const out = outboundJson(f.call.method.responseSchema, result.response);
+      return { status: 200, headers: HEADERS, body: out.body(resultResponse(f.id, out.json)) };
+    }
+    return answer(200, resultResponse(f.id, DIALECTS[f.call.dialect].result(f.call.method, result.response)));
   }
 
   /** `item` as parsed, its long strings in `strings` (params keep them until decoded; the rest is read whole). */

@@ -20,6 +20,7 @@ import { speaksV03, v03Answer, v03Error, v03Operation } from './inbound-v0_3.js'
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { isObject, writeJson, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
 import { NO_LONG_STRINGS, type LongStrings } from '../../proto/json-in.js';
+import { outboundJson } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
 import { camel, matchRestPath } from './paths.js';
@@ -185,8 +186,11 @@ export class RestInbound {
       const result = await this.pipeline.run(call);
       const schema = call.method.responseSchema;
       switch (result.kind) {
-        case 'unary':
-          return restAnswer(200, writeJson(schema, result.response));
+        case 'unary': {
+          // a large raw part is written into the body's bytes (proto/json-out.ts)
+          const out = outboundJson(schema, result.response);
+          return { status: 200, headers: { 'content-type': A2A_JSON }, body: out.body(out.json) };
+        }
         case 'relayHttp':
           return { status: result.status, headers: result.headers, relay: result.body };
         case 'stream': {
