@@ -98,6 +98,7 @@ export function writeReport(r: Report): void {
     undefined,
   );
   const payloadPeak = worstPayload?.perPayload ?? 0;
+  const firstCallPeak = Math.max(0, ...tenMiB.map((p) => p.firstCall));
   const nginxCmp = pt.filter((p) => p.nginxCpuUs !== undefined).map((p) => p.gatewayCpuUs / p.nginxCpuUs!);
   const met = (ok: boolean) => (ok ? 'met' : '**not met**');
   const lines = [
@@ -133,7 +134,7 @@ export function writeReport(r: Report): void {
     `| added p99 ≤ 1 ms at 50% of max load | worst +${f(addedHalfP99, 2)} ms (SendMessage, both sides paced at half the gateway's maximum rps) | ${met(addedHalfP99 <= 1)} |`,
     `| added time to first stream event ≤ 1 ms | worst +${f(ttfe, 2)} ms | ${met(ttfe <= 1)} |`,
     `| ≤ 50 KiB RSS per idle stream | ${f(idle / 1024, 1)} KiB | ${met(idle <= 50 * 1024)} |`,
-    `| peak RSS for a 10 MiB payload ≤ 4× the payload | worst pair ${f(payloadPeak, 1)}×${worstPayload ? ` (${worstPayload.inbound} → ${worstPayload.upstream})` : ''}: peak over the pair's idle RSS, one call at a time | ${met(payloadPeak <= 4)} |`,
+    `| peak RSS for a 10 MiB payload ≤ 4× the payload | worst pair ${f(payloadPeak, 1)}×${worstPayload ? ` (${worstPayload.inbound} → ${worstPayload.upstream})` : ''}: peak over the pair's idle RSS, ${PAYLOAD_CALLS} calls one at a time (the first call alone: worst ${f(firstCallPeak, 1)}×) | ${met(payloadPeak <= 4)} |`,
     `| idle RSS after start ≤ 80 MiB | ${mib(r.idleRss)} MiB | ${met(r.idleRss <= 80 * 2 ** 20)} |`,
     '',
     `At full load (${r.concurrency} callers all busy) the added p99 is worst +${f(addedP99, 2)} ms; the table below gives both.`,
@@ -184,14 +185,15 @@ export function writeReport(r: Report): void {
     '## Large payloads (SendMessage with one `raw` part)',
     '',
     `A gateway of its own per pair, warmed up with one small call through the pair; then its peak RSS is reset to its`,
-    `RSS (the idle RSS) and ${PAYLOAD_CALLS} calls go one at a time: the peak over the idle RSS, in multiples of the payload.`,
-    `Throughput is measured after that, apart: ${PAYLOAD_CALLERS} callers for ${PAYLOAD_SECONDS} s.`,
+    `RSS (the idle RSS) and ${PAYLOAD_CALLS} calls go one at a time: the peak over the idle RSS, in multiples of the payload,`,
+    "after the first call (what one call holds at once) and after all of them (with the earlier calls' buffers V8 has not",
+    `collected yet). Throughput is measured after that, apart: ${PAYLOAD_CALLERS} callers for ${PAYLOAD_SECONDS} s.`,
     '',
-    '| payload | inbound → upstream | idle RSS MiB | peak RSS MiB | peak over idle ÷ payload | failed calls | MiB/s | errors |',
-    '| --: | :-- | --: | --: | --: | --: | --: | --: |',
+    '| payload | inbound → upstream | idle RSS MiB | peak RSS MiB | first call ÷ payload | all calls ÷ payload | failed calls | MiB/s | errors |',
+    '| --: | :-- | --: | --: | --: | --: | --: | --: | --: |',
     ...r.payload.map(
       (p) =>
-        `| ${p.mib} MiB | ${p.inbound} → ${p.upstream} | ${mib(p.start)} | ${mib(p.peak)} | ${f(p.perPayload, 1)}× | ${p.callErrors} of ${PAYLOAD_CALLS} | ${f(p.mibPerSecond, 1)} | ${p.errors} |`,
+        `| ${p.mib} MiB | ${p.inbound} → ${p.upstream} | ${mib(p.start)} | ${mib(p.peak)} | ${f(p.firstCall, 1)}× | ${f(p.perPayload, 1)}× | ${p.callErrors} of ${PAYLOAD_CALLS} | ${f(p.mibPerSecond, 1)} | ${p.errors} |`,
     ),
     '',
   ];
