@@ -109,7 +109,7 @@ export function writeReport(r: Report): void {
     'direct and gateway runs alternate. The upstream is a minimal agent whose answers are pre-encoded (its CPU per request is shown: it is never the bottleneck).',
     "Before anything is measured every target runs once for 1.5 s: under load V8 compiles the call path on its background threads for about 30 s, which added 40–50 µs of CPU to each call of a run inside that window (measured: 55 µs per call on the compiler's threads 1 s into load, 11 µs after 40 s).",
     '',
-    '`npm run bench` (not part of `npm test`; about 9 minutes) measures every binding pair against direct calls (at full',
+    '`npm run bench` (not part of `npm test`; about 10 minutes) measures every binding pair against direct calls (at full',
     "load, and paced at half the gateway's maximum for the added p99), same-binding pass-through against nginx (when",
     'nginx is installed: `apt-get install nginx-light`; otherwise it says so and skips it) and a minimal Node proxy,',
     'streaming (time to first event,',
