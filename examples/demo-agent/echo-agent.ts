@@ -26,6 +26,8 @@ import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/ser
 
 export type AgentBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 
+const JSON_TYPES = ['application/json', 'application/a2a+json'];
+
 /** What the agent saw of the last call (tests check service parameters here). */
 export interface SeenCall {
   text: string;
@@ -217,6 +219,8 @@ export interface EchoAgentOptions {
   name?: string;
   /** The SDK's own A2A 0.3 compatibility layer on every binding (the bridge tests' reference). */
   legacyCompat?: boolean;
+  /** Largest request body or gRPC message taken and answer sent (default: the SDK's 100 kB JSON, grpc-js's 4 MiB). */
+  maxMessageBytes?: number;
 }
 
 export interface RunningAgent {
@@ -317,6 +321,8 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
       });
       next();
     });
+    // the SDK's handlers parse JSON themselves unless a parser has already run (express.json, 100 kB by default)
+    if (opts.maxMessageBytes) app.use(express.json({ limit: opts.maxMessageBytes, type: JSON_TYPES, strict: false }));
     const legacyCompat = opts.legacyCompat ? { legacyCompat: { enabled: true } } : {};
     const rpc = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication, ...legacyCompat };
     app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, ...legacyCompat }));
@@ -329,7 +335,14 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
     httpUrl = `http://${host}:${typeof addr === 'object' && addr ? addr.port : 0}`;
   }
   if (opts.bindings.includes('GRPC')) {
-    grpcServer = new grpc.Server();
+    grpcServer = new grpc.Server(
+      opts.maxMessageBytes
+        ? {
+            'grpc.max_receive_message_length': opts.maxMessageBytes,
+            'grpc.max_send_message_length': opts.maxMessageBytes,
+          }
+        : {},
+    );
     const impl = grpcService({
       requestHandler: handler,
       userBuilder: UserBuilder.noAuthentication,

@@ -1,10 +1,11 @@
 // Load generators for the benchmark: autocannon for the HTTP bindings and a
 // grpc-js client loop for gRPC, both at fixed concurrency for a fixed time
-// (or paced at a fixed rate), reporting requests/s and p50/p99 latency; plus /proc readings of a
-// process's CPU time and memory.
-import { readFileSync } from 'node:fs';
+// (or paced at a fixed rate), reporting requests/s and p50/p99 latency; one call at a time (callOnce);
+// plus /proc readings of a process's CPU time and memory, and the reset of its peak RSS.
+import { readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import * as grpc from '@grpc/grpc-js';
+import { request } from 'undici';
 
 export interface LoadResult {
   requests: number;
@@ -114,6 +115,41 @@ export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number
   };
 }
 
+/** One HTTP call, its answer read whole: whether it succeeded (2xx). */
+export async function httpCallOnce(l: HttpLoad): Promise<boolean> {
+  try {
+    const res = await request(l.url, { method: l.method, headers: l.headers, body: l.body ?? null });
+    await res.body.arrayBuffer();
+    return res.statusCode >= 200 && res.statusCode < 300;
+  } catch {
+    return false;
+  }
+}
+
+/** One gRPC unary call on a client of its own: whether it succeeded (status OK). */
+export function grpcCallOnce(l: GrpcLoad): Promise<boolean> {
+  const client = new grpc.Client(
+    l.address,
+    grpc.credentials.createInsecure(),
+    l.authority ? { 'grpc.default_authority': l.authority } : {},
+  );
+  const md = new grpc.Metadata();
+  for (const [k, v] of Object.entries(l.metadata)) md.set(k, v);
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(
+      `/lf.a2a.v1.A2AService/${l.method}`,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      l.body,
+      md,
+      (err) => {
+        client.close();
+        resolve(!err);
+      },
+    );
+  });
+}
+
 /** utime + stime of a process, in microseconds. */
 export function cpuMicros(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -125,4 +161,9 @@ export function memory(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/** Resets a process's peak RSS (VmHWM) to its RSS now (Linux: clear_refs 5; a process of the same user). */
+export function resetPeak(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }

@@ -1,7 +1,7 @@
 // `npm run bench`: the gateway side by side with direct calls for every
 // binding pair (SendMessage, GetTask), same-binding pass-through next to nginx
 // where it is installed and a minimal Node proxy (node-proxy.ts), streaming (time to first event, events/s, idle
-// streams' memory) and large payloads. Direct and gateway runs alternate so
+// streams' memory) and large payloads (payload.ts). Direct and gateway runs alternate so
 // machine drift cancels. Prints a table and writes docs/benchmarks.md and
 // docs/benchmarks-ratio.svg. Not part of `npm test`.
 import { execFileSync } from 'node:child_process';
@@ -9,11 +9,11 @@ import type { Binding } from '../../src/config/types.js';
 import type { MethodName } from '../../src/core/methods.js';
 import { openStream, params, target, type Endpoint, type Target } from './calls.js';
 import { cpuMicros, grpcLoad, httpLoad, memory, type LoadResult } from './load.js';
+import { measurePayloads } from './payload.js';
 import { startGatewayProc, startNginx, startNodeProxy, startUpstreams, ROOT, type GatewayProc } from './procs.js';
 import { writeReport, type PairRow, type Report } from './report.js';
+import { BINDINGS, benchConfig, slug, via as viaGateway } from './routes.js';
 
-const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
-const slug = (b: Binding) => ({ JSONRPC: 'jsonrpc', 'HTTP+JSON': 'rest', GRPC: 'grpc' })[b];
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const WARMUP = 1;
@@ -49,38 +49,13 @@ const direct: Record<Binding, Endpoint> = {
   'HTTP+JSON': { http: up.urls.rest, grpc: '', prefix: '', tenant: '' },
   GRPC: { http: '', grpc: up.urls.grpc, prefix: '', tenant: '' },
 };
-const urlOf = (b: Binding) => (b === 'JSONRPC' ? up.urls.jsonrpc : b === 'HTTP+JSON' ? up.urls.rest : up.urls.grpc);
-const config = {
-  listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
-  log: { level: 'info' },
-  // the idle-streams figure holds 10,000 streams to one upstream: above the default budget of 1,024 per origin
-  limits: { upstreamStreams: 20_000 },
-  routes: [
-    ...BINDINGS.map((b) => ({
-      name: `to-${slug(b)}`,
-      match: { pathPrefix: `/to-${slug(b)}`, tenant: `to-${slug(b)}` },
-      upstream: { url: urlOf(b), binding: b, tenant: 'clear' },
-      maxBodyBytes: 32 * 2 ** 20,
-    })),
-    ...BINDINGS.map((b) => ({
-      name: `pt-${slug(b)}`,
-      match: b === 'GRPC' ? { hosts: ['pt-grpc'] } : { pathPrefix: `/pt-${slug(b)}` },
-      upstream: { url: urlOf(b), binding: b },
-      passThrough: true,
-    })),
-  ],
-};
+const config = benchConfig(up.urls);
 log('building the gateway (npm run build)…');
 execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
 let gw: GatewayProc = await startGatewayProc(config);
 await new Promise((r) => setTimeout(r, 500)); // let start-up garbage be collected before the idle reading
 const idleRss = memory(gw.pid).rss;
-const via = (b: Binding): Endpoint => ({
-  http: `http://${gw.http}`,
-  grpc: gw.grpc,
-  prefix: `/to-${slug(b)}`,
-  tenant: `to-${slug(b)}`,
-});
+const via = (b: Binding): Endpoint => viaGateway(gw, b);
 const passThroughOf = (b: Binding): Endpoint => ({
   http: `http://${gw.http}`,
   grpc: gw.grpc,
@@ -240,33 +215,10 @@ for (const count of [1000, 10_000]) {
   up.child.kill('SIGUSR2');
 }
 
-log('payloads…');
-for (const mib of [1, 10]) {
-  await gw.stop();
-  gw = await startGatewayProc(config);
-  const raw = Buffer.alloc(mib * 2 ** 20, 7).toString('base64');
-  const start = memory(gw.pid).rss;
-  for (const inbound of BINDINGS) {
-    for (const upstream of BINDINGS) {
-      const r = await load(target(inbound, 'SendMessage', via(upstream), params('SendMessage', '', raw)), 1, 2);
-      report.payload.push({
-        mib,
-        inbound,
-        upstream,
-        mibPerSecond: (r.requests * mib) / 2,
-        errors: r.errors,
-        peak: memory(gw.pid).peak,
-        start,
-      });
-    }
-  }
-  const peak = memory(gw.pid).peak;
-  log(
-    `${mib} MiB raw part: peak RSS ${(peak / 2 ** 20).toFixed(0)} MiB (${((peak - start) / (mib * 2 ** 20)).toFixed(1)}× the payload over the idle ${(start / 2 ** 20).toFixed(0)} MiB)`,
-  );
-}
-
+log('payloads… (a gateway of its own per pair)');
 await gw.stop();
+report.payload = await measurePayloads(up, [1, 10], log);
+
 await up.stop();
 writeReport(report);
 log('wrote docs/benchmarks.md and docs/benchmarks-ratio.svg');

@@ -3,7 +3,10 @@
 // connection is closed; a body over the size limit is not buffered further
 // but read to its end and discarded (nginx's lingering close, at most
 // LINGER_MS), so that a caller still writing its body reads the 413 instead of
-// a reset connection (EPIPE). Spec §13.2 (limits); RFC 9110 §15.5.9, §15.5.14.
+// a reset connection (EPIPE). A body of declared length is read into one
+// buffer of that length as it comes (a large body is never held twice, as
+// its chunks and their concatenation). Spec §13.2 (limits); RFC 9110
+// §15.5.9, §15.5.14.
 import type { Readable } from 'node:stream';
 import { A2AError } from '../errors/a2a-error.js';
 
@@ -31,9 +34,11 @@ export interface BodyLimits {
 /** The whole body; rejects with BodyRefused (too large, too slow) or the stream's own error (caller gone). */
 export function readBody(stream: Readable, declaredLength: number | undefined, limits: BodyLimits): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    let tooLarge = declaredLength !== undefined && declaredLength > limits.maxBytes;
+    // the declared length's buffer, filled as the body comes; chunks only without one (or past it)
+    let whole = !tooLarge && declaredLength ? Buffer.allocUnsafe(declaredLength) : undefined;
     const chunks: Buffer[] = [];
     let received = 0;
-    let tooLarge = declaredLength !== undefined && declaredLength > limits.maxBytes;
     let lingerTimer: NodeJS.Timeout | undefined;
     const tooLargeError = (): A2AError =>
       A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${limits.maxBytes} bytes`);
@@ -63,17 +68,24 @@ export function readBody(stream: Readable, declaredLength: number | undefined, l
     const onData = (chunk: Buffer | string): void => {
       idleTimer.refresh();
       const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      received += b.length;
-      if (!tooLarge && received > limits.maxBytes) {
+      if (!tooLarge && received + b.length > limits.maxBytes) {
         tooLarge = true;
         chunks.length = 0; // what was read is released; the rest is discarded as it comes
+        whole = undefined;
       }
+      if (whole && received + b.length > whole.length) {
+        chunks.push(whole.subarray(0, received)); // more than declared (not HTTP/1.1 framing): gathered as chunks
+        whole = undefined;
+      }
+      if (whole) b.copy(whole, received);
+      received += b.length;
       if (tooLarge) startLinger();
-      else chunks.push(b);
+      else if (!whole) chunks.push(b);
     };
     const onEnd = (): void => {
       finish();
       if (tooLarge) reject(new BodyRefused(tooLargeError(), false));
+      else if (whole) resolve(received === whole.length ? whole : whole.subarray(0, received));
       else resolve(Buffer.concat(chunks, received));
     };
     const onError = (e: Error): void => {

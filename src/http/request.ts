@@ -66,7 +66,8 @@ export interface SseFrame {
 export interface HttpAnswer {
   status: number;
   headers: Record<string, string>;
-  body?: string;
+  /** JSON text (bytes when a large `raw` part was written straight into them). */
+  body?: string | Buffer;
   /** A streamed answer: written as text/event-stream, pulled one frame at a time. */
   sse?: { frames: AsyncIterable<SseFrame>; keepAliveMs: number };
   /** A relayed upstream answer (pass-through): its head was read, the body is piped as it comes. */

@@ -14,6 +14,7 @@ import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHt
 import type { UpstreamTls } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { GRPC_CODES } from '../errors/catalogue.js';
+import { LARGE_BYTES } from '../proto/large-bytes.js';
 import { isTlsFailure, undiciConnect } from '../tls/upstream-tls.js';
 import {
   fromHttpStatus,
@@ -69,6 +70,19 @@ function connectionError(e: unknown, conn: Connection, refused: boolean): GrpcSt
   return err;
 }
 
+/**
+ * The request message as a Length-Prefixed-Message: one buffer for a small one; for a large one (chunks of
+ * binary-chunks.ts) the prefix and then its chunks as they are, none copied.
+ */
+function framed(chunks: Uint8Array[]): Buffer[] {
+  const length = chunks.reduce((n, c) => n + c.byteLength, 0);
+  const prefix = Buffer.allocUnsafe(5);
+  prefix[0] = 0;
+  prefix.writeUInt32BE(length, 1);
+  if (length < LARGE_BYTES) return [Buffer.concat([prefix, ...chunks], 5 + length)];
+  return [prefix, ...chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength))];
+}
+
 /** grpc-timeout: at most 8 digits and a unit. */
 const timeoutHeader = (ms: number): string =>
   ms < 1e8 ? `${Math.max(1, Math.ceil(ms))}m` : `${Math.ceil(ms / 1000)}S`;
@@ -111,7 +125,10 @@ export class GrpcSession {
   private connection(): Connection {
     const now = this.current;
     if (now && !now.session.closed && !now.session.destroyed) return now;
-    const session = http2.connect(this.authority, { ...this.tls });
+    // Node counts request data waiting to be sent against a session's memory (10 MB by default) and, past it, resets
+    // any call whose answer headers arrive then (ENHANCE_YOUR_CALM): one 10 MiB request failed the calls beside it.
+    // Unbounded, as grpc-js sets it; what calls send is bounded by the routes' maxBodyBytes and the origin's budget.
+    const session = http2.connect(this.authority, { ...this.tls, maxSessionMemory: Number.MAX_SAFE_INTEGER });
     const conn: Connection = { session, open: 0, keepalive: undefined };
     // an address that never answers would otherwise hold a stream (which has no deadline) for the kernel's timeout
     const connecting = setTimeout(() => {
@@ -162,16 +179,13 @@ export class GrpcSession {
   }
 
   /**
-   * One call: `body` as the request message, the answer messages yielded as
+   * One call: `body` (chunks) as the request message, the answer messages yielded as
    * pulled. Ends when the status is OK; otherwise throws GrpcStatusError, or
    * A2AError for an answer the gateway refuses (compressed, too large, torn).
    * Leaving the loop early resets the stream (CANCEL).
    */
-  async *call(path: string, body: Uint8Array, opts: GrpcCallOptions): AsyncGenerator<Buffer> {
-    const frame = Buffer.allocUnsafe(5 + body.byteLength);
-    frame[0] = 0;
-    frame.writeUInt32BE(body.byteLength, 1);
-    frame.set(body, 5);
+  async *call(path: string, body: Uint8Array[], opts: GrpcCallOptions): AsyncGenerator<Buffer> {
+    const frame = framed(body);
     const headers: http2.OutgoingHttpHeaders = {
       ':method': 'POST',
       ':path': path,
@@ -192,7 +206,7 @@ export class GrpcSession {
   }
 
   private async *attempt(
-    frame: Buffer,
+    frame: Buffer[],
     headers: http2.OutgoingHttpHeaders,
     opts: GrpcCallOptions,
   ): AsyncGenerator<Buffer> {
@@ -239,7 +253,8 @@ export class GrpcSession {
           );
     const onAbort = (): void => end(grpcStatus(GRPC_CODES.CANCELLED, 'Cancelled on client'));
     opts.signal.addEventListener('abort', onAbort, { once: true });
-    stream.end(frame);
+    for (const chunk of frame.slice(0, -1)) stream.write(chunk);
+    stream.end(frame[frame.length - 1]);
     const reader = new GrpcMessageReader(opts.maxMessageBytes);
     try {
       try {

@@ -69,7 +69,7 @@ export interface HttpRequestOptions {
   method: Dispatcher.HttpMethod;
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
 }
 
 const REFUSED = new Set([

@@ -4,7 +4,8 @@
 // the service parameters as metadata, an error status with details, a
 // trailers-only error, a non-200 HTTP status, a stream whose messages are
 // split across DATA frames or share one, a compressed or oversized message,
-// the deadline, the caller leaving (the agent sees the stream cancelled), a
+// the deadline, the caller leaving (the agent sees the stream cancelled), an
+// answer while a large request waits to be sent on the same session, a
 // refused connection, and a new session after the agent restarts — with
 // the origin's budget given back.
 import { constants, createServer as createH2Server, type Http2Server, type ServerHttp2Stream } from 'node:http2';
@@ -130,6 +131,11 @@ const RAW: Record<string, (s: ServerHttp2Stream) => void> = {
     prefix.writeUInt32BE(body.length, 1);
     s.write(Buffer.concat([prefix, body]));
   },
+  answer: (s) => {
+    s.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    s.on('wantTrailers', () => s.sendTrailers({ 'grpc-status': '0' }));
+    s.end(frameOf(task('answered')));
+  },
   split: (s) => {
     s.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
     s.on('wantTrailers', () => s.sendTrailers({ 'grpc-status': '0' }));
@@ -148,9 +154,12 @@ const RAW: Record<string, (s: ServerHttp2Stream) => void> = {
     );
   },
 };
+/** Calls the raw agent holds without reading their request ("stall"): what was sent waits in the client's session. */
+const stalled: ServerHttp2Stream[] = [];
 const raw: Http2Server = createH2Server();
 raw.on('stream', (s, headers) => {
   s.on('error', () => undefined); // a stream this server resets itself errors on its side too
+  if (headers['x-case'] === 'stall') return void stalled.push(s);
   s.resume();
   s.on('end', () => RAW[String(headers['x-case'])]!(s));
 });
@@ -231,6 +240,25 @@ t.test('a trailers-only error and a non-200 HTTP status', async (tt) => {
   tt.equal(denied.message, 'not yours ✋', 'grpc-message percent-decoded');
   const down = await failure(c.unary(envelope('GetTask', 'x', 'http-503'), live()));
   tt.equal(down.errorName, 'UPSTREAM_UNAVAILABLE', 'HTTP 503 → UNAVAILABLE');
+});
+
+t.test('an answer while 11 MiB of another call wait to be sent on the session: read, not refused', async (tt) => {
+  const c = client(rawAddress);
+  const ac = new AbortController();
+  tt.teardown(() => ac.abort()); // the held call ends whatever happens below
+  const large = envelopeOf(
+    methodInfo('GetTask'),
+    create(GetTaskRequestSchema, { id: 'x'.repeat(11 * 2 ** 20) }),
+    '',
+    serviceParameters('1.0', [], { 'x-case': 'stall' }),
+  );
+  const held = failure(c.unary(large, ac.signal));
+  await waitFor(() => stalled.length > 0, 'the agent holds the large call, its request unread');
+  // Node's default session memory (10 MB) would reset this call as its answer's headers arrive (ENHANCE_YOUR_CALM)
+  const answer = await c.unary(envelope('GetTask', 'x', 'answer'), live());
+  tt.equal((answer as { id?: string }).id, 'answered', 'the other call is answered');
+  ac.abort();
+  tt.equal((await held).errorName, 'CANCELLED', 'the large call ends when its caller leaves');
 });
 
 t.test('a stream: a message split across DATA frames, two in one', async (tt) => {
@@ -342,7 +370,7 @@ t.test(
     const opts = { metadata: {}, maxMessageBytes: 1000, signal: new AbortController().signal };
     let failed: unknown;
     try {
-      for await (const message of session.call(`${SERVICE}/SubscribeToTask`, new Uint8Array(0), opts))
+      for await (const message of session.call(`${SERVICE}/SubscribeToTask`, [new Uint8Array(0)], opts))
         tt.fail(String(message));
     } catch (e) {
       failed = e;

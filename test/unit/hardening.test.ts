@@ -86,6 +86,23 @@ t.test('the body reader: limit, discard, pause', async (tt) => {
     'abcd',
     'within the limit',
   );
+  // a body of declared length is read into one buffer of that length; a body that does not match it is read whole
+  tt.equal(
+    (await readBody(feed(['ab', 'cd', 'ef']), 4, { maxBytes: 10, idleMs: 1000 })).toString(),
+    'abcdef',
+    'more than declared: all of it',
+  );
+  tt.equal(
+    (await readBody(feed(['ab']), 4, { maxBytes: 10, idleMs: 1000 })).toString(),
+    'ab',
+    'less than declared: what came',
+  );
+  tt.equal(
+    ((await readBody(feed(['abc', 'def']), 4, { maxBytes: 4, idleMs: 1000 }).catch((e: unknown) => e)) as BodyRefused)
+      .error.errorName,
+    'PAYLOAD_TOO_LARGE',
+    'more than declared and over the limit',
+  );
   const over = await readBody(feed(['abc', 'def']), undefined, { maxBytes: 4, idleMs: 1000 }).catch((e: unknown) => e);
   tt.ok(over instanceof BodyRefused, 'over the limit');
   tt.same(

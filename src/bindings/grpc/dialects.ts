@@ -3,17 +3,20 @@
 // `a2a.v1.A2AService` (0.3 proto, its own method names such as
 // TaskSubscription and GetAgentCard). Each says how its request bytes become
 // the 1.0 request (1.0: the generated codec; 0.3: through the bridge), how an
-// answer is written, what tenant the bytes address (0.3 has none) and how an
-// error goes out (1.0: status + grpc-status-details-bin; 0.3: the 0.3 status
-// table, message only).
+// answer is written (1.0: a large raw part copied once into it, not
+// re-encoded: proto/binary-chunks.ts), what tenant the bytes address (0.3
+// has none) and how an error goes out (1.0: status + grpc-status-details-bin;
+// 0.3: the 0.3 status table, message only).
 import type * as grpc from '@grpc/grpc-js';
-import { fromBinary, toBinary, type Message } from '@bufbuild/protobuf';
+import { fromBinary, type Message } from '@bufbuild/protobuf';
 import { grpcCodeToV03 } from '../../compat/v0_3/errors.js';
 import { grpcRequestFromV03, grpcResponseToV03 } from '../../compat/v0_3/grpc.js';
 import { V03_GRPC_SERVICE, V03_METHODS } from '../../compat/v0_3/methods.js';
 import type { ProtocolVersion } from '../../config/types.js';
 import { METHODS, methodInfo, type AnyRequest, type AnyResponse, type MethodInfo } from '../../core/methods.js';
 import { A2AError } from '../../errors/a2a-error.js';
+import { concatChunks, toBinaryChunks } from '../../proto/binary-chunks.js';
+import type { Msg } from '../../proto/large-bytes.js';
 import { A2A_SERVICE, peekTenant } from './service.js';
 import { toServiceError } from './status.js';
 
@@ -48,7 +51,7 @@ export const GRPC_DIALECTS: readonly GrpcDialect[] = [
         throw parseError(info.requestSchema.name, e);
       }
     },
-    encode: (_rpc, info, answer) => asBuffer(toBinary(info.responseSchema, answer)),
+    encode: (_rpc, info, answer) => concatChunks(toBinaryChunks(info.responseSchema, answer as unknown as Msg)),
     error: toServiceError,
   },
   {

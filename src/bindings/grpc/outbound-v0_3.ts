@@ -12,7 +12,7 @@ import { fromServiceError } from './status.js';
 
 export const GRPC_V03: GrpcUpstreamDialect = {
   path: (info) => v03Of(info.name).grpcPath,
-  encode: (info, env) => grpcRequestToV03(info.name, requestOf(env)),
+  encode: (info, env) => [grpcRequestToV03(info.name, requestOf(env))],
   decode: (info, bytes) => grpcResponseFromV03(info.name, bytes),
   error: (info, e) => {
     // a 0.3 agent sends no google.rpc details: its status code says what happened, per method

@@ -4,13 +4,15 @@
 // type; errors read from status + details (§10.6). Streams (§10.7) are
 // server-streaming calls, read as pulled, so a slow caller holds the upstream
 // back through HTTP/2 flow control.
-import { fromBinary, toBinary } from '@bufbuild/protobuf';
+import { fromBinary } from '@bufbuild/protobuf';
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
 import { upstreamHeaders } from '../../core/service-params.js';
 import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
+import { toBinaryChunks } from '../../proto/binary-chunks.js';
+import type { Msg } from '../../proto/large-bytes.js';
 import { GrpcStatusError, type GrpcStatus } from '../../upstream/grpc-messages.js';
 import { grpcAddress, type GrpcSession } from '../../upstream/grpc-session.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
@@ -20,15 +22,16 @@ import { fromServiceError } from './status.js';
 /** What differs between A2A versions on gRPC: the service path, the messages, the error statuses. */
 export interface GrpcUpstreamDialect {
   path(info: MethodInfo): string;
-  encode(info: MethodInfo, env: Envelope): Uint8Array;
+  /** The request message's binary form, as chunks to write one after the other. */
+  encode(info: MethodInfo, env: Envelope): Uint8Array[];
   decode(info: MethodInfo, bytes: Uint8Array): AnyResponse;
   error(info: MethodInfo, status: GrpcStatus): A2AError;
 }
 
-/** A2A 1.0: lf.a2a.v1.A2AService, the generated codec, status + grpc-status-details-bin (§10.6). */
+/** A2A 1.0: lf.a2a.v1.A2AService, the generated codec (large bytes written by reference), status + grpc-status-details-bin (§10.6). */
 export const GRPC_V1: GrpcUpstreamDialect = {
   path: (info) => `/${A2A_SERVICE}/${info.name}`,
-  encode: (info, env) => toBinary(info.requestSchema, requestOf(env)),
+  encode: (info, env) => toBinaryChunks(info.requestSchema, requestOf(env) as unknown as Msg),
   decode: (info, bytes) => fromBinary(info.responseSchema, bytes) as AnyResponse,
   error: (_info, e) => fromServiceError(e),
 };

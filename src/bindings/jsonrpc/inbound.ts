@@ -10,6 +10,8 @@
 // an error before the first event is a plain JSON-RPC error (toward 0.3, whose
 // clients read a stream only as SSE, a stream of that one `event: error`),
 // one after it a final `event: error` response. A pass-through route gets the body as it came.
+// Long strings of the body (a large `raw` part) are not parsed with the rest
+// (http/json-body.ts): `params` keeps them until its request is read.
 // A 0.3 method name (`message/send`, …) is a 0.3 call: read and answered in
 // the 0.3 dialect through the bridge (compat/v0_3), the same envelope inside.
 import { limitsOf, type RouteConfig } from '../../config/types.js';
@@ -20,12 +22,14 @@ import type { ProtocolVersion } from '../../config/types.js';
 import { A2AError, asA2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { errorHeaders } from '../../http/error-headers.js';
-import { parseJsonBody } from '../../http/json-body.js';
+import { readJsonBody } from '../../http/json-body.js';
 import { mediaType, rejectedInfo, type HttpAnswer, type HttpCall, type SseFrame } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, Call, InboundRequest } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
-import { readJson, writeJson, isObject, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
+import { writeJson, isObject, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
+import type { LongStrings } from '../../proto/json-in.js';
+import { outboundJson } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
 import { mapLimited } from '../../util/map-limited.js';
@@ -107,8 +111,9 @@ export class JsonRpcInbound {
       return reject(A2AError.of('CONTENT_TYPE_NOT_SUPPORTED', 'JSON-RPC requests must be sent as application/json'));
     }
     let parsed: unknown;
+    let strings: LongStrings;
     try {
-      parsed = parseJsonBody(http.body);
+      ({ value: parsed, strings } = readJsonBody(http.body));
     } catch (e) {
       return reject(asA2AError(e));
     }
@@ -120,12 +125,12 @@ export class JsonRpcInbound {
         const why = `a batch of ${parsed.length} requests exceeds the limit of ${maxBatchItems} (limits.maxBatchItems)`;
         return reject(A2AError.of('PAYLOAD_TOO_LARGE', why));
       }
-      const framed = parsed.map((item) => this.frame(item, http, candidates, generation, true, started));
+      const framed = parsed.map((item) => this.frame(item, strings, http, candidates, generation, true, started));
       const replies = await mapLimited(framed, batchConcurrency, (f) => this.unary(f));
       const present = replies.filter((r): r is JsonObject => r !== undefined);
       return answer(200, present.length > 0 ? present : undefined);
     }
-    const f = this.frame(parsed, http, candidates, generation, false, started);
+    const f = this.frame(parsed, strings, http, candidates, generation, false, started);
     if (f.done && f.v03Stream) return streamErrorAnswer(f.v03Stream.id, f.v03Stream.err, '0.3');
     if (f.done) return f.response ? answer(200, f.response) : answer(200, undefined);
     let result: Answer;
@@ -141,24 +146,33 @@ export class JsonRpcInbound {
     if (result.kind === 'relayHttp') return { status: result.status, headers: result.headers, relay: result.body };
     if (result.kind === 'stream') return this.stream(f, result.events);
     if (result.kind !== 'unary') throw new Error(`unexpected ${result.kind} answer`);
-    const written = DIALECTS[f.call.dialect].result(f.call.method, result.response);
-    return f.hasId ? answer(200, resultResponse(f.id, written)) : answer(200, undefined);
+    if (!f.hasId) return answer(200, undefined);
+    if (f.call.dialect === '1.0') {
+      // a large raw part is written into the body's bytes (proto/json-out.ts)
+      const out = outboundJson(f.call.method.responseSchema, result.response);
+      return { status: 200, headers: HEADERS, body: out.body(resultResponse(f.id, out.json)) };
+    }
+    return answer(200, resultResponse(f.id, DIALECTS[f.call.dialect].result(f.call.method, result.response)));
   }
 
+  /** `item` as parsed, its long strings in `strings` (params keep them until decoded; the rest is read whole). */
   private frame(
-    req: unknown,
+    item: unknown,
+    strings: LongStrings,
     http: HttpCall,
     candidates: readonly RouteConfig[],
     generation: Generation,
     inBatch: boolean,
     started: bigint,
   ): Framed {
-    if (!isObject(req)) {
+    if (!isObject(item)) {
       return {
         done: true,
         response: errorResponse(null, A2AError.of('INVALID_REQUEST', 'a JSON-RPC request must be an object')),
       };
     }
+    const { params, ...head } = item;
+    const req = strings.materialize(head) as JsonObject;
     const hasId = 'id' in req;
     const id: JsonRpcId = hasId && isValidId(req.id) ? req.id : null;
     const fail = (err: A2AError, always = false, dialect: ProtocolVersion = '1.0', streaming = false): Framed => {
@@ -183,20 +197,20 @@ export class JsonRpcInbound {
       const err = A2AError.of('INVALID_REQUEST', `${name} streams its answer: send it alone, with an id`);
       return fail(err, true, dialect, true);
     }
-    const params = req.params;
     if (params !== undefined && !isObject(params)) {
       const err = A2AError.invalidParams([{ field: 'params', description: 'params must be an object' }]);
       return fail(err, false, dialect, info.streaming);
     }
-    const tenant = typeof params?.tenant === 'string' && !v03 ? params.tenant : '';
+    const named = strings.materialize(params?.tenant);
+    const tenant = typeof named === 'string' && !v03 ? named : '';
     const body = http.body;
     const name = req.method;
     const request: InboundRequest = {
       size: body?.length ?? 0,
       decode: () => {
         try {
-          if (v03) return requestFromV03(name, params);
-          return readJson(info.requestSchema, params ?? {}) as AnyRequest;
+          if (v03) return requestFromV03(name, strings.materialize(params));
+          return strings.read(info.requestSchema, params ?? {}) as AnyRequest;
         } catch (e) {
           if (e instanceof ProtoJsonError) throw A2AError.invalidParams(e.violations);
           throw e;

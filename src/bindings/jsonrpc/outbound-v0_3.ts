@@ -6,11 +6,15 @@
 import { errorFromV03, requestToV03, resultFromV03 } from '../../compat/v0_3/jsonrpc-dialect.js';
 import { v03Of } from '../../compat/v0_3/methods.js';
 import { requestOf } from '../../core/envelope.js';
+import { plainJson } from '../../proto/json-out.js';
 import type { JsonRpcDialect } from './outbound.js';
 
 export const JSONRPC_V03: JsonRpcDialect = {
   method: (info) => v03Of(info.name).jsonRpc,
-  params: (info, env) => requestToV03(info.name, requestOf(env)),
+  params: (info, env) => {
+    const params = requestToV03(info.name, requestOf(env));
+    return params === undefined ? undefined : plainJson(params);
+  },
   result: (info, result) => resultFromV03(info.name, result),
   error: (e) => (e !== null && typeof e === 'object' ? errorFromV03(e) : undefined),
 };

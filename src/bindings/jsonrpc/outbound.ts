@@ -4,7 +4,8 @@
 // `error` (§9.5). Streams (§9.4.2, §9.4.6) are SSE whose events are JSON-RPC
 // responses; an error before the stream is a plain JSON-RPC error body. The
 // method names and the shapes of params, results and errors are the
-// dialect's: 1.0 here, 0.3 through the bridge (outbound-v0_3.ts).
+// dialect's: 1.0 here, 0.3 through the bridge (outbound-v0_3.ts). A large
+// `raw` part is written into the body's bytes (proto/json-out.ts).
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
 import { responseFromJson } from '../../core/response.js';
@@ -12,7 +13,7 @@ import { upstreamHeaders } from '../../core/service-params.js';
 import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
-import { writeJson } from '../../proto/json.js';
+import { outboundJson, type OutboundJson } from '../../proto/json-out.js';
 import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../../upstream/http-pool.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
 import { readErrorObject } from './wire.js';
@@ -23,7 +24,8 @@ type RpcResponse = { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: 
 export interface JsonRpcDialect {
   /** The JSON-RPC method name (throws UNSUPPORTED_OPERATION for a method the version lacks). */
   method(info: MethodInfo): string;
-  params(info: MethodInfo, env: Envelope): unknown;
+  /** The params (their JSON, and how a body holding them is written), or undefined for none. */
+  params(info: MethodInfo, env: Envelope): OutboundJson | undefined;
   result(info: MethodInfo, result: unknown): AnyResponse;
   error(error: unknown): A2AError | undefined;
 }
@@ -31,7 +33,7 @@ export interface JsonRpcDialect {
 /** A2A 1.0: the method's name, ProtoJSON params and results, errors with google.rpc details (§9.5). */
 export const JSONRPC_V1: JsonRpcDialect = {
   method: (info) => info.name,
-  params: (info, env) => writeJson(info.requestSchema, requestOf(env)),
+  params: (info, env) => outboundJson(info.requestSchema, requestOf(env)),
   result: (info, result) => responseFromJson(info, result),
   error: readErrorObject,
 };
@@ -58,7 +60,9 @@ export class JsonRpcUpstream implements UpstreamClient {
       method: 'POST',
       path: this.path,
       headers: { ...upstreamHeaders(env.serviceParameters), 'content-type': 'application/json', accept },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }),
+      body: params
+        ? params.body({ jsonrpc: '2.0', id, method, params: params.json })
+        : JSON.stringify({ jsonrpc: '2.0', id, method }),
     };
   }
 

@@ -5,19 +5,22 @@
 // pipeline, whose decode stage builds the request from path, query (§11.5:
 // camelCase, typed values, repeated names and comma lists) and body. Answers
 // are application/a2a+json or the google.rpc.Status error body (§11.6); a
-// pass-through route gets the call as it came (A2A operations only).
+// pass-through route gets the call as it came (A2A operations only). Long
+// strings of the body (a large `raw` part) are read apart (http/json-body.ts).
 import type { DescMessage } from '@bufbuild/protobuf';
 import type { RouteConfig } from '../../config/types.js';
 import { methodInfo, type AnyRequest, type MethodInfo } from '../../core/methods.js';
 import { A2AError, asA2AError } from '../../errors/a2a-error.js';
 import { errorHeaders } from '../../http/error-headers.js';
-import { parseJsonBody } from '../../http/json-body.js';
+import { readJsonBody } from '../../http/json-body.js';
 import { mediaType, rejectedInfo, type HttpAnswer, type HttpCall } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, Call, RelayTarget } from '../../pipeline/call.js';
 import { speaksV03, v03Answer, v03Error, v03Operation } from './inbound-v0_3.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
-import { isObject, readJson, writeJson, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
+import { isObject, writeJson, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
+import { NO_LONG_STRINGS, type LongStrings } from '../../proto/json-in.js';
+import { outboundJson } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
 import { camel, matchRestPath } from './paths.js';
@@ -59,10 +62,18 @@ export function queryToJson(schema: DescMessage, query: URLSearchParams): JsonOb
   return out;
 }
 
-/** The request as ProtoJSON: the body (or, without a body rule, the query) with the path's fields. */
-function requestJson(http: HttpCall, info: MethodInfo, params: Record<string, string>): JsonObject {
+/**
+ * The request as ProtoJSON: the body (or, without a body rule, the query) with the path's fields, and the body's
+ * long strings (http/json-body.ts) that `strings` reads.
+ */
+function requestJson(
+  http: HttpCall,
+  info: MethodInfo,
+  params: Record<string, string>,
+): { json: JsonObject; strings: LongStrings } {
   const rule = info.httpRules.find((r) => r.verb === http.method);
   let json: JsonObject = {};
+  let strings = NO_LONG_STRINGS;
   const body = http.body ?? Buffer.alloc(0);
   if (rule?.body !== undefined && body.length > 0) {
     if (!JSON_TYPES.has(mediaType(http.header('content-type')))) {
@@ -71,7 +82,9 @@ function requestJson(http: HttpCall, info: MethodInfo, params: Record<string, st
         'request bodies must be application/a2a+json or application/json',
       );
     }
-    const parsed = parseJsonBody(body);
+    const read = readJsonBody(body);
+    const parsed = read.value;
+    strings = read.strings;
     if (!isObject(parsed)) {
       throw A2AError.invalidParams([
         { field: 'body', description: `expected a JSON object (${info.requestSchema.name})` },
@@ -81,7 +94,7 @@ function requestJson(http: HttpCall, info: MethodInfo, params: Record<string, st
   } else if (rule?.body === undefined) {
     json = queryToJson(info.requestSchema, http.query);
   }
-  return { ...json, ...params };
+  return { json: { ...json, ...params }, strings };
 }
 
 /** Pass-through: the call as it came (an A2A operation's path below the prefix) to the route's REST base. */
@@ -154,7 +167,8 @@ export class RestInbound {
           size: http.body?.length ?? 0,
           decode: () => {
             try {
-              return readJson(info.requestSchema, requestJson(http, info, match.params)) as AnyRequest;
+              const { json, strings } = requestJson(http, info, match.params);
+              return strings.read(info.requestSchema, json) as AnyRequest;
             } catch (e) {
               if (e instanceof ProtoJsonError) throw A2AError.invalidParams(e.violations);
               throw e;
@@ -172,8 +186,11 @@ export class RestInbound {
       const result = await this.pipeline.run(call);
       const schema = call.method.responseSchema;
       switch (result.kind) {
-        case 'unary':
-          return restAnswer(200, writeJson(schema, result.response));
+        case 'unary': {
+          // a large raw part is written into the body's bytes (proto/json-out.ts)
+          const out = outboundJson(schema, result.response);
+          return { status: 200, headers: { 'content-type': A2A_JSON }, body: out.body(out.json) };
+        }
         case 'relayHttp':
           return { status: result.status, headers: result.headers, relay: result.body };
         case 'stream': {

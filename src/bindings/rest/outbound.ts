@@ -4,6 +4,7 @@
 // the answer or the {"error": …} body (§11.6). Streams (§11.7) are SSE of bare
 // StreamResponse JSON; SubscribeToTask is sent as POST, as §11.3 and the
 // official SDK do; an `event: error` (or an {"error"} event) fails the stream.
+// A large `raw` part is written into the body's bytes (proto/json-out.ts).
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
 import type { AnyResponse, HttpRule, MethodInfo } from '../../core/methods.js';
 import { responseFromJson } from '../../core/response.js';
@@ -11,7 +12,8 @@ import { upstreamHeaders } from '../../core/service-params.js';
 import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
-import { isObject, writeJson, type Json, type JsonObject } from '../../proto/json.js';
+import { isObject, type Json, type JsonObject } from '../../proto/json.js';
+import { outboundJson } from '../../proto/json-out.js';
 import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../../upstream/http-pool.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
 import { camel, patternVariables } from './paths.js';
@@ -44,7 +46,7 @@ function queryString(json: JsonObject, skip: Set<string>): string {
 /** What differs between A2A versions on REST: paths and bodies, answers, stream events and errors. */
 export interface RestDialect {
   /** The request for the method, its path below the upstream's base path. */
-  request(env: Envelope, info: MethodInfo): { verb: string; path: string; body?: string };
+  request(env: Envelope, info: MethodInfo): { verb: string; path: string; body?: string | Buffer };
   /** A 2xx answer's JSON (undefined: no body) → the typed response. */
   answer(info: MethodInfo, json: unknown): AnyResponse;
   /** A non-2xx answer → the error. */
@@ -56,7 +58,8 @@ export interface RestDialect {
 /** A2A 1.0: a2a.proto's google.api.http rules (§11.3), ProtoJSON bodies, google.rpc.Status errors (§11.6). */
 export const REST_V1: RestDialect = {
   request(env, info) {
-    const json = writeJson(info.requestSchema, requestOf(env)) as JsonObject;
+    const out = outboundJson(info.requestSchema, requestOf(env));
+    const json = out.json as JsonObject;
     const rule = chooseRule(info, typeof json.tenant === 'string' ? json.tenant : '');
     const bound = new Set<string>();
     let path = rule.pattern;
@@ -70,7 +73,7 @@ export const REST_V1: RestDialect = {
     return {
       verb: rule.verb,
       path: `${path}${inQuery ? queryString(json, bound) : ''}`,
-      ...(rule.body !== undefined ? { body: JSON.stringify(json) } : {}),
+      ...(rule.body !== undefined ? { body: out.body(json) } : {}),
     };
   },
   answer: (info, json) => responseFromJson(info, json),
