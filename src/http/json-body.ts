@@ -51,10 +51,11 @@ function scan(body: Uint8Array, max: number, long: number): { deep: boolean; spa
         } else if (s < 0x20) control = true;
         else if (BASE64[s] === 0) base64 = false;
       }
-      if (i - start < long || control || i >= body.length || spans.length >= MAX_MARKERS) continue;
+      // a string with an escape is JSON.parse's to read (and to refuse: a bad escape is the caller's parse error)
+      if (i - start < long || escaped || control || i >= body.length || spans.length >= MAX_MARKERS) continue;
       let next = i + 1;
       while (isSpace(body[next])) next++;
-      if (body[next] !== COLON) spans.push({ start, end: i, escaped, base64 }); // a value, not a key
+      if (body[next] !== COLON) spans.push({ start, end: i, base64 }); // a value, not a key
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       if (++depth > max) return { deep: true, spans };
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--;

@@ -19,8 +19,6 @@ import { bytesPaths, markerIndex, markerText, swapBytes, type Msg } from './larg
 export interface Span {
   start: number;
   end: number;
-  /** The text has a backslash escape (then it is no base64 that can be decoded in place). */
-  escaped: boolean;
   /** Every character is of the base64 alphabets or "=" (checked for padding when decoded). */
   base64: boolean;
 }
@@ -37,13 +35,11 @@ export class LongStrings {
     spans.forEach((_, i) => this.byMarker.set(markerText(i), i));
   }
 
-  /** The string a span holds (its JSON escapes read). */
+  /** The string a span holds (it has no escape: json-body.ts leaves a string with one to JSON.parse). */
   private text(i: number): string {
     if (this.decoded.has(i)) throw new Error('a long string was read after its bytes were decoded in place');
-    const { start, end, escaped } = this.spans[i]!;
-    return escaped
-      ? (JSON.parse(this.body.toString('utf8', start - 1, end + 1)) as string)
-      : this.body.toString('utf8', start, end);
+    const { start, end } = this.spans[i]!;
+    return this.body.toString('utf8', start, end);
   }
 
   private indexOf(v: unknown): number | undefined {
@@ -91,8 +87,9 @@ export class LongStrings {
 
   /** Whether a span is strict base64 (either alphabet, padded or not), which Node's decoder reads as protobuf-es does. */
   private decodable(i: number): boolean {
-    const { start, end, escaped, base64 } = this.spans[i]!;
-    if (escaped || !base64) return false;
+    const { start, end, base64 } = this.spans[i]!;
+    // decoded once only: a second read would decode the bytes again, under the views the first message holds
+    if (this.decoded.has(i) || !base64) return false;
     const b = this.body;
     let text = end;
     while (text > start && text > end - 2 && b[text - 1] === 0x3d) text--;

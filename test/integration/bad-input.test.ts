@@ -117,6 +117,28 @@ t.test('malformed JSON', async (tt) => {
     'REST 400 INVALID_ARGUMENT',
   );
   tt.match(rest.contentType, 'application/a2a+json', 'REST errors are application/a2a+json');
+  // a bad escape in a string long enough to be read apart from the parse (a large part's size) is a parse error too
+  const long = 'A'.repeat(70_000);
+  const send = (text: string, id = '1') =>
+    `{"jsonrpc":"2.0","id":${id},"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"${text}"}]}}}`;
+  for (const [name, body] of [
+    ['a bad escape in a long text', send(`${long}\\x`)],
+    ['a bad \\u escape in a long text', send(`${long}\\u12G4`)],
+    ['a bad escape in a long id', send('hi', `"${long}\\q"`)],
+    ['a batch with one bad long text', `[${send('hi')},${send(`${long}\\x`, '2')}]`],
+  ]) {
+    const r = await post('/good', body!);
+    tt.same([r.status, ((r.json as JsonObject).error as JsonObject).code], [200, -32700], `JSON-RPC: ${name}`);
+  }
+  const restLong = await post(
+    '/good/good/message:send',
+    `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"${long}\\x"}]}}`,
+  );
+  tt.same(
+    [restLong.status, ((restLong.json as JsonObject).error as JsonObject).status],
+    [400, 'INVALID_ARGUMENT'],
+    'REST: a bad escape in a long text',
+  );
   await stillServing(tt, 'JSONRPC');
   await stillServing(tt, 'HTTP+JSON');
 });

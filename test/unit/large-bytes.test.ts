@@ -123,6 +123,8 @@ t.test('a body read with its long strings apart: what the whole parse reads', as
     'two raw keys': part(`{"raw":"${b64}","raw":"${b64.slice(4)}"}`),
     'two large parts and a small one': part(`{"raw":"${b64}"},{"raw":"AQID"},{"raw":"${b64.slice(0, 100_000)}"}`),
     'a long text with escapes': part(`{"text":"${long}\\n\\u2713\\"q\\""}`),
+    'a bad escape in a long text': part(`{"text":"${long}\\x"}`),
+    'a bad \\u escape in a long text': part(`{"text":"${long}\\u12G4"}`),
     'a long metadata value': `{"message":{"messageId":"m","parts":[{"text":"a"}],"metadata":{"k":"${long}"}}}`,
     'a long extension URI (repeated string)': `{"message":{"messageId":"m","parts":[],"extensions":["${long}"]}}`,
     'a long enum name': `{"message":{"messageId":"m","role":"${long}","parts":[]}}`,
