@@ -3,10 +3,11 @@
 // connection is closed; a body over the size limit is not buffered further
 // but read to its end and discarded (nginx's lingering close, at most
 // LINGER_MS), so that a caller still writing its body reads the 413 instead of
-// a reset connection (EPIPE). A body of declared length is read into one
-// buffer of that length as it comes (a large body is never held twice, as
-// its chunks and their concatenation). Spec §13.2 (limits); RFC 9110
-// §15.5.9, §15.5.14.
+// a reset connection (EPIPE). A large body of declared length goes into one
+// buffer of that length once a quarter of it has come (it is never held
+// twice, as its chunks and their concatenation; and a caller that declares
+// 10 MiB and sends a byte gets no 10 MiB buffer). Spec §13.2 (limits);
+// RFC 9110 §15.5.9, §15.5.14.
 import type { Readable } from 'node:stream';
 import { A2AError } from '../errors/a2a-error.js';
 
@@ -35,8 +36,9 @@ export interface BodyLimits {
 export function readBody(stream: Readable, declaredLength: number | undefined, limits: BodyLimits): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     let tooLarge = declaredLength !== undefined && declaredLength > limits.maxBytes;
-    // the declared length's buffer, filled as the body comes; chunks only without one (or past it)
-    let whole = !tooLarge && declaredLength ? Buffer.allocUnsafe(declaredLength) : undefined;
+    // the declared length's buffer, made once a quarter of it has come (a declared length alone reserves
+    // nothing) and filled as the rest comes; chunks before it, without a declared length, or past it
+    let whole: Buffer | undefined;
     const chunks: Buffer[] = [];
     let received = 0;
     let lingerTimer: NodeJS.Timeout | undefined;
@@ -80,7 +82,15 @@ export function readBody(stream: Readable, declaredLength: number | undefined, l
       if (whole) b.copy(whole, received);
       received += b.length;
       if (tooLarge) startLinger();
-      else if (!whole) chunks.push(b);
+      else if (!whole) {
+        chunks.push(b);
+        if (declaredLength && received < declaredLength && received * 4 >= declaredLength) {
+          whole = Buffer.allocUnsafe(declaredLength);
+          let at = 0;
+          for (const c of chunks) at += c.copy(whole, at);
+          chunks.length = 0;
+        }
+      }
     };
     const onEnd = (): void => {
       finish();

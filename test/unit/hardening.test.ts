@@ -97,6 +97,26 @@ t.test('the body reader: limit, discard, pause', async (tt) => {
     'ab',
     'less than declared: what came',
   );
+  // chunks until a quarter of the declared length has come, then one buffer of that length
+  tt.equal(
+    (await readBody(feed(['a', 'b', 'cd', 'efgh', 'ijklmnop']), 16, { maxBytes: 100, idleMs: 1000 })).toString(),
+    'abcdefghijklmnop',
+    'across the quarter of the declared length',
+  );
+  tt.equal(
+    (await readBody(feed(['a', 'bcdefgh', 'ijklmnopq']), 16, { maxBytes: 100, idleMs: 1000 })).toString(),
+    'abcdefghijklmnopq',
+    'past the declared length after its buffer was made',
+  );
+  // a declared length alone reserves no memory: 64 MiB declared, one byte sent
+  const slow = new PassThrough();
+  const before = process.memoryUsage().arrayBuffers;
+  const reading = readBody(slow, 64 * 2 ** 20, { maxBytes: 128 * 2 ** 20, idleMs: 5000 });
+  slow.write('x');
+  await new Promise((r) => setImmediate(r));
+  tt.ok(process.memoryUsage().arrayBuffers - before < 32 * 2 ** 20, 'no buffer of the declared length for one byte');
+  slow.end();
+  tt.equal((await reading).toString(), 'x', 'and the byte that came');
   tt.equal(
     ((await readBody(feed(['abc', 'def']), 4, { maxBytes: 4, idleMs: 1000 }).catch((e: unknown) => e)) as BodyRefused)
       .error.errorName,
