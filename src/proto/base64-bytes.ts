@@ -8,28 +8,39 @@
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
+// The tables are built on the first large payload (136 KiB that a gateway without one need not hold).
+let pairs: Uint16Array | undefined;
+let values: Int16Array | undefined;
+
 /** 12 bits → their two characters (little-endian: the first character in the low byte). */
-const PAIRS = new Uint16Array(4096);
-for (let v = 0; v < 4096; v++) PAIRS[v] = ALPHABET.charCodeAt(v >> 6) | (ALPHABET.charCodeAt(v & 63) << 8);
+function pairTable(): Uint16Array {
+  if (pairs) return pairs;
+  pairs = new Uint16Array(4096);
+  for (let v = 0; v < 4096; v++) pairs[v] = ALPHABET.charCodeAt(v >> 6) | (ALPHABET.charCodeAt(v & 63) << 8);
+  return pairs;
+}
 
 /** Two characters (first << 8 | second) → their 12 bits, or -1 (either alphabet, never "="). */
-const VALUES = new Int16Array(65536).fill(-1);
-{
+function valueTable(): Int16Array {
+  if (values) return values;
+  values = new Int16Array(65536).fill(-1);
   const six = new Int8Array(256).fill(-1);
   for (let i = 0; i < 64; i++) six[ALPHABET.charCodeAt(i)] = i;
   six['-'.charCodeAt(0)] = 62;
   six['_'.charCodeAt(0)] = 63;
   for (let a = 0; a < 256; a++)
-    for (let b = 0; b < 256; b++) if (six[a]! >= 0 && six[b]! >= 0) VALUES[(a << 8) | b] = (six[a]! << 6) | six[b]!;
+    for (let b = 0; b < 256; b++) if (six[a]! >= 0 && six[b]! >= 0) values[(a << 8) | b] = (six[a]! << 6) | six[b]!;
+  return values;
 }
 
 /** Bytes written as standard padded base64 into `out` from `pos`; the position after them. */
 export function encodeBase64Into(out: Uint8Array, pos: number, bytes: Uint8Array): number {
+  const table = pairTable();
   const whole = bytes.length - (bytes.length % 3);
   for (let i = 0; i < whole; i += 3) {
     const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    const hi = PAIRS[v >>> 12]!;
-    const lo = PAIRS[v & 4095]!;
+    const hi = table[v >>> 12]!;
+    const lo = table[v & 4095]!;
     out[pos] = hi & 255;
     out[pos + 1] = hi >> 8;
     out[pos + 2] = lo & 255;
@@ -53,11 +64,12 @@ export const base64Length = (n: number): number => Math.ceil(n / 3) * 4;
  * bytes. The text is gone.
  */
 export function decodeBase64InPlace(buf: Uint8Array, start: number, end: number): number {
+  const table = valueTable();
   while (end > start && buf[end - 1] === 0x3d) end--; // padding
   const whole = start + (end - start) - ((end - start) % 4);
   let pos = start;
   for (let i = start; i < whole; i += 4) {
-    const v = (VALUES[(buf[i]! << 8) | buf[i + 1]!]! << 12) | VALUES[(buf[i + 2]! << 8) | buf[i + 3]!]!;
+    const v = (table[(buf[i]! << 8) | buf[i + 1]!]! << 12) | table[(buf[i + 2]! << 8) | buf[i + 3]!]!;
     buf[pos] = v >>> 16;
     buf[pos + 1] = (v >>> 8) & 255;
     buf[pos + 2] = v & 255;

@@ -127,7 +127,8 @@ export class GrpcSession {
     if (now && !now.session.closed && !now.session.destroyed) return now;
     // Node counts request data waiting to be sent against a session's memory (10 MB by default) and, past it, resets
     // any call whose answer headers arrive then (ENHANCE_YOUR_CALM): one 10 MiB request failed the calls beside it.
-    // Unbounded, as grpc-js sets it; what calls send is bounded by the routes' maxBodyBytes and the origin's budget.
+    // Unbounded, as grpc-js sets it (the cap never bounded memory, it reset other calls); what calls send is bounded
+    // by the routes' maxBodyBytes and the origin's budget.
     const session = http2.connect(this.authority, { ...this.tls, maxSessionMemory: Number.MAX_SAFE_INTEGER });
     const conn: Connection = { session, open: 0, keepalive: undefined };
     // an address that never answers would otherwise hold a stream (which has no deadline) for the kernel's timeout
