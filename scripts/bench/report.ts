@@ -182,6 +182,8 @@ export function writeReport(r: Report): void {
     '| --: | --: | --: | --: |',
     ...r.idle.map((i) => `| ${i.streams} | ${mib(i.rssBefore)} | ${mib(i.rssAfter)} | ${f(i.perStream / 1024, 1)} |`),
     '',
+    '_Each on a gateway of its own, after 100 streams ran to their end on it (what the first streams load and grow is no part of what an idle stream holds)._',
+    '',
     '## Large payloads (SendMessage with one `raw` part)',
     '',
     `A gateway of its own per pair, warmed up with one small call through the pair; then its peak RSS is reset to its`,
