@@ -55,7 +55,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
-export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number, rate?: number): Promise<LoadResult> {
+/** A gRPC client of the target's own (its address and authority) and the call metadata. */
+function grpcClient(l: GrpcLoad): { client: grpc.Client; md: grpc.Metadata } {
   const client = new grpc.Client(
     l.address,
     grpc.credentials.createInsecure(),
@@ -63,6 +64,11 @@ export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number
   );
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries(l.metadata)) md.set(k, v);
+  return { client, md };
+}
+
+export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number, rate?: number): Promise<LoadResult> {
+  const { client, md } = grpcClient(l);
   const latencies: number[] = [];
   let errors = 0;
   const end = Date.now() + seconds * 1000;
@@ -128,13 +134,7 @@ export async function httpCallOnce(l: HttpLoad): Promise<boolean> {
 
 /** One gRPC unary call on a client of its own: whether it succeeded (status OK). */
 export function grpcCallOnce(l: GrpcLoad): Promise<boolean> {
-  const client = new grpc.Client(
-    l.address,
-    grpc.credentials.createInsecure(),
-    l.authority ? { 'grpc.default_authority': l.authority } : {},
-  );
-  const md = new grpc.Metadata();
-  for (const [k, v] of Object.entries(l.metadata)) md.set(k, v);
+  const { client, md } = grpcClient(l);
   return new Promise((resolve) => {
     client.makeUnaryRequest(
       `/lf.a2a.v1.A2AService/${l.method}`,
