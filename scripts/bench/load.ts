@@ -67,6 +67,17 @@ function grpcClient(l: GrpcLoad): { client: grpc.Client; md: grpc.Metadata } {
   return { client, md };
 }
 
+/** The target's unary call with its raw request bytes (the answer is not decoded). */
+function unary(
+  client: grpc.Client,
+  md: grpc.Metadata,
+  l: GrpcLoad,
+  done: (err: grpc.ServiceError | null) => void,
+): void {
+  const raw = (b: Buffer): Buffer => b;
+  client.makeUnaryRequest(`/lf.a2a.v1.A2AService/${l.method}`, raw, raw, l.body, md, done);
+}
+
 export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number, rate?: number): Promise<LoadResult> {
   const { client, md } = grpcClient(l);
   const latencies: number[] = [];
@@ -75,18 +86,11 @@ export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number
   const one = (): Promise<void> =>
     new Promise((resolve) => {
       const t0 = process.hrtime.bigint();
-      client.makeUnaryRequest(
-        `/lf.a2a.v1.A2AService/${l.method}`,
-        (b: Buffer) => b,
-        (b: Buffer) => b,
-        l.body,
-        md,
-        (err) => {
-          if (err) errors++;
-          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-          resolve();
-        },
-      );
+      unary(client, md, l, (err) => {
+        if (err) errors++;
+        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        resolve();
+      });
     });
   if (rate) {
     // paced: start requests to keep up with rate × elapsed time, at most `concurrency` in flight
@@ -136,17 +140,10 @@ export async function httpCallOnce(l: HttpLoad): Promise<boolean> {
 export function grpcCallOnce(l: GrpcLoad): Promise<boolean> {
   const { client, md } = grpcClient(l);
   return new Promise((resolve) => {
-    client.makeUnaryRequest(
-      `/lf.a2a.v1.A2AService/${l.method}`,
-      (b: Buffer) => b,
-      (b: Buffer) => b,
-      l.body,
-      md,
-      (err) => {
-        client.close();
-        resolve(!err);
-      },
-    );
+    unary(client, md, l, (err) => {
+      client.close();
+      resolve(!err);
+    });
   });
 }
 
