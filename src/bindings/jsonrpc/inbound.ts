@@ -29,7 +29,7 @@ import type { Answer, Call, InboundRequest } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { writeJson, isObject, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
 import type { LongStrings } from '../../proto/json-in.js';
-import { outboundJson } from '../../proto/json-out.js';
+import { outboundJson, plainJson } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
 import { mapLimited } from '../../util/map-limited.js';
@@ -64,8 +64,13 @@ const errorResponse = (id: JsonRpcId, err: A2AError, dialect: ProtocolVersion = 
   error: DIALECTS[dialect].error(err),
 });
 
-function answer(status: number, body: Json | undefined): HttpAnswer {
-  return body === undefined ? { status: 204, headers: {} } : { status, headers: HEADERS, body: JSON.stringify(body) };
+/** `write`: the body's text (a 1.0 result's outboundJson writes a large raw part straight into its bytes). */
+function answer(
+  status: number,
+  body: Json | undefined,
+  write: (body: Json) => string | Buffer = JSON.stringify,
+): HttpAnswer {
+  return body === undefined ? { status: 204, headers: {} } : { status, headers: HEADERS, body: write(body) };
 }
 
 function errorAnswer(id: JsonRpcId, err: A2AError, dialect: ProtocolVersion = '1.0'): HttpAnswer {
@@ -147,12 +152,11 @@ export class JsonRpcInbound {
     if (result.kind === 'stream') return this.stream(f, result.events);
     if (result.kind !== 'unary') throw new Error(`unexpected ${result.kind} answer`);
     if (!f.hasId) return answer(200, undefined);
-    if (f.call.dialect === '1.0') {
-      // a large raw part is written into the body's bytes (proto/json-out.ts)
-      const out = outboundJson(f.call.method.responseSchema, result.response);
-      return { status: 200, headers: HEADERS, body: out.body(resultResponse(f.id, out.json)) };
-    }
-    return answer(200, resultResponse(f.id, DIALECTS[f.call.dialect].result(f.call.method, result.response)));
+    const out =
+      f.call.dialect === '1.0'
+        ? outboundJson(f.call.method.responseSchema, result.response)
+        : plainJson(DIALECTS[f.call.dialect].result(f.call.method, result.response));
+    return answer(200, resultResponse(f.id, out.json), out.body);
   }
 
   /** `item` as parsed, its long strings in `strings` (params keep them until decoded; the rest is read whole). */

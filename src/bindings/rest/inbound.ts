@@ -28,8 +28,13 @@ import { A2A_JSON, errorBody } from './wire.js';
 
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
 
-export function restAnswer(status: number, body: Json): HttpAnswer {
-  return { status, headers: { 'content-type': A2A_JSON }, body: JSON.stringify(body) };
+/** `write`: the body's text (outboundJson writes a large raw part straight into its bytes). */
+export function restAnswer(
+  status: number,
+  body: Json,
+  write: (body: Json) => string | Buffer = JSON.stringify,
+): HttpAnswer {
+  return { status, headers: { 'content-type': A2A_JSON }, body: write(body) };
 }
 
 export function restError(err: A2AError): HttpAnswer {
@@ -187,9 +192,8 @@ export class RestInbound {
       const schema = call.method.responseSchema;
       switch (result.kind) {
         case 'unary': {
-          // a large raw part is written into the body's bytes (proto/json-out.ts)
           const out = outboundJson(schema, result.response);
-          return { status: 200, headers: { 'content-type': A2A_JSON }, body: out.body(out.json) };
+          return restAnswer(200, out.json, out.body);
         }
         case 'relayHttp':
           return { status: result.status, headers: result.headers, relay: result.body };
