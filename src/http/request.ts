@@ -74,6 +74,17 @@ export interface HttpAnswer {
   relay?: Readable;
 }
 
+/** A pass-through's answer as the edge writes it: a whole body as it is, a stream piped. */
+export function relayedAnswer(a: {
+  status: number;
+  headers: Record<string, string>;
+  body: Readable | Buffer;
+}): HttpAnswer {
+  return Buffer.isBuffer(a.body)
+    ? { status: a.status, headers: a.headers, body: a.body }
+    : { status: a.status, headers: a.headers, relay: a.body };
+}
+
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }

@@ -22,8 +22,8 @@ export type Answer =
   /** gRPC pass-through: the upstream's message bytes (unary) or messages (stream). */
   | { kind: 'relayUnary'; bytes: Buffer }
   | { kind: 'relayStream'; messages: AsyncIterable<Buffer> }
-  /** HTTP pass-through: the upstream's status, the headers passed back, and the body to pipe. */
-  | { kind: 'relayHttp'; status: number; headers: Record<string, string>; body: Readable };
+  /** HTTP pass-through: the upstream's status, the headers passed back, and the body (whole when small, else to pipe). */
+  | { kind: 'relayHttp'; status: number; headers: Record<string, string>; body: Readable | Buffer };
 
 /** Where a pass-through sends the caller's request: the route's upstream, its pools, and the headers to send. */
 export interface RelayTarget {

@@ -23,7 +23,7 @@ import { A2AError, asA2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { errorHeaders } from '../../http/error-headers.js';
 import { readJsonBody } from '../../http/json-body.js';
-import { mediaType, rejectedInfo, type HttpAnswer, type HttpCall, type SseFrame } from '../../http/request.js';
+import { mediaType, rejectedInfo, relayedAnswer, type HttpAnswer, type HttpCall, type SseFrame } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, Call, InboundRequest } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
@@ -148,7 +148,7 @@ export class JsonRpcInbound {
         ? streamErrorAnswer(f.id, err, f.call.dialect)
         : errorAnswer(f.id, err, f.call.dialect);
     }
-    if (result.kind === 'relayHttp') return { status: result.status, headers: result.headers, relay: result.body };
+    if (result.kind === 'relayHttp') return relayedAnswer(result);
     if (result.kind === 'stream') return this.stream(f, result.events);
     if (result.kind !== 'unary') throw new Error(`unexpected ${result.kind} answer`);
     if (!f.hasId) return answer(200, undefined);

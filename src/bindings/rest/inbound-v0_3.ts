@@ -12,7 +12,7 @@ import { methodInfo } from '../../core/methods.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import { errorHeaders } from '../../http/error-headers.js';
 import { parseJsonBody } from '../../http/json-body.js';
-import type { HttpAnswer, HttpCall } from '../../http/request.js';
+import { relayedAnswer, type HttpAnswer, type HttpCall } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, InboundRequest } from '../../pipeline/call.js';
 import { isObject, ProtoJsonError, type JsonObject } from '../../proto/json.js';
@@ -80,7 +80,7 @@ export async function v03Answer(info: V03MethodInfo, result: Answer, keepAliveMs
       return { status: info.rest.status, headers: JSON_HEADERS, body: JSON.stringify(body) };
     }
     case 'relayHttp':
-      return { status: result.status, headers: result.headers, relay: result.body };
+      return relayedAnswer(result);
     case 'stream': {
       const opened = await openSse(
         result.events,

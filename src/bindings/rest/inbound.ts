@@ -13,7 +13,7 @@ import { methodInfo, type AnyRequest, type MethodInfo } from '../../core/methods
 import { A2AError, asA2AError } from '../../errors/a2a-error.js';
 import { errorHeaders } from '../../http/error-headers.js';
 import { readJsonBody } from '../../http/json-body.js';
-import { mediaType, rejectedInfo, type HttpAnswer, type HttpCall } from '../../http/request.js';
+import { mediaType, rejectedInfo, relayedAnswer, type HttpAnswer, type HttpCall } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, Call, RelayTarget } from '../../pipeline/call.js';
 import { speaksV03, v03Answer, v03Error, v03Operation } from './inbound-v0_3.js';
@@ -196,7 +196,7 @@ export class RestInbound {
           return restAnswer(200, out.json, out.body);
         }
         case 'relayHttp':
-          return { status: result.status, headers: result.headers, relay: result.body };
+          return relayedAnswer(result);
         case 'stream': {
           const opened = await openSse(
             result.events,

@@ -58,7 +58,8 @@ async function* counted<T>(
 }
 
 /** Calls `done` once when the relayed body has been piped to its end, failed, or was abandoned. */
-function watchBody(body: Readable, done: (err: unknown) => void): void {
+function watchBody(body: Readable | Buffer, done: (err: unknown) => void): void {
+  if (Buffer.isBuffer(body)) return done(undefined);
   let called = false;
   const once = (e: unknown): void => {
     if (called) return;

@@ -1,0 +1,107 @@
+// How an HTTP pass-through relays a unary answer (upstream/http-forward.ts):
+// a small answer of declared length comes back whole, a large or unsized one
+// is piped as it comes; either way the caller gets the agent's bytes, status
+// and content type as they were sent. A caller that goes away in the middle
+// of a piped answer drops the agent's answer too, and the call's unit of the
+// origin's budget comes back (with a budget of one call, the next call goes
+// through).
+import type { ServerResponse } from 'node:http';
+import t from 'tap';
+import { request } from 'undici';
+import { DEFAULT_LIMITS } from '../../src/config/types.js';
+import { startGateway } from '../../src/server/gateway.js';
+import { brokenHttp } from '../helpers/broken-upstreams.js';
+import { gatewayConfig } from '../helpers/harness.js';
+
+/** A JSON-RPC answer whose task id is `size` bytes of `fill`. */
+const answer = (size: number, fill: string): string =>
+  `{"jsonrpc":"2.0","id":1,"result":{"id":"${fill.repeat(size)}","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}`;
+
+let dropped!: () => void;
+const droppedOnce = new Promise<void>((r) => (dropped = r));
+
+/** Writes until the reader goes away (with backpressure). */
+function endless(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.write('{"jsonrpc":"2.0","id":1,"result":{"id":"');
+  const chunk = 'y'.repeat(64 * 1024);
+  const pump = (): void => {
+    while (!res.destroyed && res.write(chunk));
+    if (!res.destroyed) res.once('drain', pump);
+  };
+  res.on('close', () => dropped());
+  pump();
+}
+
+const sent = new Map<string, string>([
+  ['small', answer(100, 's')],
+  ['large', answer(1024 * 1024, 'l')],
+  ['chunked', answer(200, 'c')],
+  ['error', '{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}'],
+]);
+
+const agent = await brokenHttp((req, res) => {
+  if (req.method === 'GET') return void res.writeHead(404).end();
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString()) as { params: { id: string } };
+    const which = body.params.id;
+    if (which === 'endless') return endless(res);
+    const text = sent.get(which)!;
+    if (which === 'chunked') {
+      // no content-length: the answer comes in pieces (chunked transfer coding)
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-agent': 'kept out' });
+      res.write(text.slice(0, 50));
+      res.write(text.slice(50, 120));
+      return void res.end(text.slice(120));
+    }
+    res.writeHead(which === 'error' ? 404 : 200, { 'content-type': 'application/json', etag: `"${which}"` });
+    res.end(text);
+  });
+});
+
+const gw = await startGateway(
+  gatewayConfig([{ name: 'pt', upstream: { url: agent.url, binding: 'JSONRPC' }, passThrough: true }], {
+    limits: { ...DEFAULT_LIMITS, upstreamConnections: 1 },
+  }),
+);
+t.teardown(async () => {
+  await gw.close();
+  await agent.close();
+});
+
+const call = (id: string) =>
+  request(`${gw.httpUrl}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } }),
+  });
+
+t.test('each answer comes back as the agent sent it, whole or piped', async (t) => {
+  for (const [which, text] of sent) {
+    const res = await call(which);
+    t.equal(await res.body.text(), text, `${which}: the agent's bytes`);
+    t.equal(res.statusCode, which === 'error' ? 404 : 200, `${which}: the agent's status`);
+    const type = which === 'chunked' ? 'application/json; charset=utf-8' : 'application/json';
+    t.equal(res.headers['content-type'], type, `${which}: the agent's content type`);
+    if (which !== 'chunked') t.equal(res.headers.etag, `"${which}"`, `${which}: its etag passed back`);
+    t.equal(res.headers['x-agent'], undefined, `${which}: other agent headers stay behind`);
+    t.ok(res.headers['x-request-id'], `${which}: the gateway's request id`);
+  }
+});
+
+t.test('a caller gone mid-answer drops the agent answer and frees its budget', async (t) => {
+  const res = await call('endless');
+  t.equal(res.statusCode, 200);
+  // the first bytes arrive, then the caller goes away
+  for await (const chunk of res.body) {
+    t.ok((chunk as Buffer).length > 0, 'bytes came');
+    break;
+  }
+  await droppedOnce;
+  t.pass("the agent's answer was dropped");
+  // the budget (one call in flight to this agent) was given back: the next call is served
+  const next = await call('small');
+  t.equal(await next.body.text(), sent.get('small'), 'the next call goes through');
+});
