@@ -104,8 +104,17 @@ export class Metrics {
     c.upstreamErrors?.inc();
   }
 
+  /** The upstream-duration children by their label values (built once per label set, as the call's). */
+  private readonly upstreamChildren = new Map<string, ReturnType<Histogram<string>['labels']>>();
+
   upstreamTime(route: string, method: string, upstream: string, seconds: number): void {
-    this.upstreamDuration.observe({ route, method, upstream }, seconds);
+    const key = `${route}\u0000${method}\u0000${upstream}`;
+    let c = this.upstreamChildren.get(key);
+    if (!c) {
+      c = this.upstreamDuration.labels(route, method, upstream);
+      this.upstreamChildren.set(key, c);
+    }
+    c.observe(seconds);
   }
 
   streamOpened(route: string, inbound: string): void {
