@@ -23,7 +23,14 @@ import { A2AError, asA2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { errorHeaders } from '../../http/error-headers.js';
 import { readJsonBody } from '../../http/json-body.js';
-import { mediaType, rejectedInfo, relayedAnswer, type HttpAnswer, type HttpCall, type SseFrame } from '../../http/request.js';
+import {
+  mediaType,
+  rejectedInfo,
+  relayedAnswer,
+  type HttpAnswer,
+  type HttpCall,
+  type SseFrame,
+} from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, Call, InboundRequest } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
