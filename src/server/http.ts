@@ -12,39 +12,40 @@
 // has no dot segment. Any method or path fastify would answer itself gets an
 // A2A error. With listen.tls it is an HTTPS server with h2 and HTTP/1.1
 // (§7.1), whose verified client certificates the pipeline sees through the
-// RequestView.
+// RequestView. The head helpers and answer writers are in http-edge.ts.
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { JsonRpcInbound } from '../bindings/jsonrpc/inbound.js';
-import { errorResponse } from '../bindings/jsonrpc/wire.js';
-import { matchRestPath } from '../bindings/rest/paths.js';
-import { RestInbound, restError } from '../bindings/rest/inbound.js';
+import { RestInbound } from '../bindings/rest/inbound.js';
 import { errorBody } from '../bindings/rest/wire.js';
 import { LEGACY_CARD, WELL_KNOWN_CARD } from '../card/upstream-card.js';
 import type { CardService } from '../card/card-service.js';
 import { limitsOf } from '../config/types.js';
 import { A2AError, asA2AError } from '../errors/a2a-error.js';
 import { BodyRefused, readBody } from '../http/body-reader.js';
-import { errorHeaders } from '../http/error-headers.js';
 import { corsHeaders, preflight } from '../http/cors.js';
 import { REQUEST_ID, type HttpAnswer, type HttpCall, type RequestView, type Wire } from '../http/request.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
-import { canonicalPath, hasDotSegment, isAuthority } from '../routing/canonical.js';
 import type { RouteTable } from '../routing/generation.js';
 import { writeSse } from '../sse/writer.js';
 import type { ListenerCertificates } from '../tls/listener-certificates.js';
 import { verifiedPeer } from '../tls/peer-certificate.js';
 import { isEventStream } from '../upstream/http-pool.js';
 import { serveCard } from './card-endpoint.js';
+import {
+  earlyError,
+  hostOf,
+  isJsonRpcPath,
+  originForm,
+  refusal,
+  relay,
+  send,
+  splitUrl,
+  tlsSocketOf,
+} from './http-edge.js';
 
 export interface HttpServerDeps {
   table: RouteTable;
@@ -53,106 +54,6 @@ export interface HttpServerDeps {
   logger: Logger;
   /** HTTPS with h2 and HTTP/1.1 (ALPN) when given; plain HTTP/1.1 otherwise. */
   tls?: ListenerCertificates | undefined;
-}
-
-/** Host header, or the h2 :authority pseudo-header. */
-function hostOf(req: FastifyRequest): string | undefined {
-  const h = req.headers.host ?? req.headers[':authority'];
-  return Array.isArray(h) ? h[0] : h;
-}
-
-/** The socket that carries the request: an h2 stream's session socket, or the HTTP/1.1 socket. */
-function tlsSocketOf(req: FastifyRequest): unknown {
-  const raw = req.raw as { stream?: { session?: { socket?: unknown } } };
-  return raw.stream?.session?.socket ?? req.raw.socket;
-}
-
-/** The path in its canonical form (routing/canonical.ts) and the query. */
-function splitUrl(url: string): { path: string; query: URLSearchParams } {
-  const q = url.indexOf('?');
-  return q < 0
-    ? { path: canonicalPath(url), query: new URLSearchParams() }
-    : { path: canonicalPath(url.slice(0, q)), query: new URLSearchParams(url.slice(q + 1)) };
-}
-
-/**
- * An absolute-form target ("http://host/path", RFC 9112 §3.2.2) as its path,
- * its authority taking the Host header's place; the path is not normalized
- * (a URL parser would resolve dot segments the edge must see and refuse).
- */
-function originForm(req: { url?: string; headers: Record<string, unknown> }): string {
-  const url = req.url ?? '/';
-  const m = /^https?:\/\/([^/?#]*)(.*)$/i.exec(url);
-  if (!m) return url;
-  req.headers.host = m[1];
-  const rest = m[2] ?? '';
-  return rest.startsWith('/') ? rest : `/${rest}`;
-}
-
-/** Why the edge refuses a request before routing it, if it does. */
-function refusal(host: string | undefined, rawUrl: string, path: string): A2AError | undefined {
-  if (host !== undefined && !isAuthority(host))
-    return A2AError.of('INVALID_REQUEST', 'the Host header is not a host[:port] authority');
-  if (!rawUrl.startsWith('/')) return A2AError.of('INVALID_REQUEST', 'the request target is not a path');
-  if (hasDotSegment(path)) return A2AError.of('INVALID_REQUEST', 'the path has a dot segment ("." or "..")');
-  return undefined;
-}
-
-function isJsonRpcPath(method: string, rest: string): boolean {
-  return method === 'POST' && (rest === '' || rest === '/');
-}
-
-function isRestPath(method: string, path: string): boolean {
-  try {
-    return matchRestPath(method, path).match !== undefined;
-  } catch {
-    return true;
-  }
-}
-
-/**
- * The upstream's answer piped to the caller with backpressure; either side
- * going away ends the other. (stream.pipeline would do the same but builds
- * and aborts an AbortController per call, a measurable cost here.)
- */
-function relay(body: NonNullable<HttpAnswer['relay']>, res: ServerResponse, wire: Wire): Promise<void> {
-  body.on('data', (chunk: Buffer) => (wire.bytesOut += chunk.length));
-  return new Promise((resolve) => {
-    const done = (): void => {
-      if (!body.destroyed) body.destroy();
-      resolve();
-    };
-    body.once('error', () => {
-      res.destroy();
-      done();
-    });
-    res.once('close', done);
-    body.pipe(res);
-  });
-}
-
-function send(reply: FastifyReply, a: HttpAnswer, wire?: Wire): FastifyReply {
-  if (wire) {
-    wire.status = a.status;
-    wire.bytesOut = a.body === undefined ? 0 : Buffer.byteLength(a.body);
-  }
-  reply.code(a.status).headers(a.headers);
-  return a.body === undefined ? reply.send() : reply.send(a.body);
-}
-
-/**
- * An error before any route handled the call, in the binding the request
- * implies: a POST that is no REST operation is taken for JSON-RPC.
- */
-function earlyError(method: string, rest: string, err: A2AError): HttpAnswer {
-  if (isJsonRpcPath(method, rest) || (method === 'POST' && !isRestPath(method, rest))) {
-    return {
-      status: err.row.http,
-      headers: { 'content-type': 'application/json', ...errorHeaders(err) },
-      body: JSON.stringify(errorResponse(null, err)),
-    };
-  }
-  return restError(err);
 }
 
 export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {

@@ -1,0 +1,117 @@
+// The HTTP listener's edge helpers (server/http.ts uses them): what it reads
+// of a request head — the Host (or h2 :authority), the TLS socket, the path
+// in its canonical form and the query, an absolute-form target as its path
+// (RFC 9112 §3.2.2), the refusals made before routing (a Host that is no
+// authority, a dot segment), which binding a path implies (§9 JSON-RPC at the
+// route's root, §11 REST paths) — and how an answer is written: a body, an
+// error given before any route took the call (in the binding the request
+// implies), or a pass-through's body piped with backpressure.
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errorResponse } from '../bindings/jsonrpc/wire.js';
+import { matchRestPath } from '../bindings/rest/paths.js';
+import { restError } from '../bindings/rest/inbound.js';
+import { A2AError } from '../errors/a2a-error.js';
+import { errorHeaders } from '../http/error-headers.js';
+import type { HttpAnswer, Wire } from '../http/request.js';
+import { canonicalPath, hasDotSegment, isAuthority } from '../routing/canonical.js';
+
+/** Host header, or the h2 :authority pseudo-header. */
+export function hostOf(req: FastifyRequest): string | undefined {
+  const h = req.headers.host ?? req.headers[':authority'];
+  return Array.isArray(h) ? h[0] : h;
+}
+
+/** The socket that carries the request: an h2 stream's session socket, or the HTTP/1.1 socket. */
+export function tlsSocketOf(req: FastifyRequest): unknown {
+  const raw = req.raw as { stream?: { session?: { socket?: unknown } } };
+  return raw.stream?.session?.socket ?? req.raw.socket;
+}
+
+/** The path in its canonical form (routing/canonical.ts) and the query. */
+export function splitUrl(url: string): { path: string; query: URLSearchParams } {
+  const q = url.indexOf('?');
+  return q < 0
+    ? { path: canonicalPath(url), query: new URLSearchParams() }
+    : { path: canonicalPath(url.slice(0, q)), query: new URLSearchParams(url.slice(q + 1)) };
+}
+
+/**
+ * An absolute-form target ("http://host/path", RFC 9112 §3.2.2) as its path,
+ * its authority taking the Host header's place; the path is not normalized
+ * (a URL parser would resolve dot segments the edge must see and refuse).
+ */
+export function originForm(req: { url?: string; headers: Record<string, unknown> }): string {
+  const url = req.url ?? '/';
+  const m = /^https?:\/\/([^/?#]*)(.*)$/i.exec(url);
+  if (!m) return url;
+  req.headers.host = m[1];
+  const rest = m[2] ?? '';
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
+/** Why the edge refuses a request before routing it, if it does. */
+export function refusal(host: string | undefined, rawUrl: string, path: string): A2AError | undefined {
+  if (host !== undefined && !isAuthority(host))
+    return A2AError.of('INVALID_REQUEST', 'the Host header is not a host[:port] authority');
+  if (!rawUrl.startsWith('/')) return A2AError.of('INVALID_REQUEST', 'the request target is not a path');
+  if (hasDotSegment(path)) return A2AError.of('INVALID_REQUEST', 'the path has a dot segment ("." or "..")');
+  return undefined;
+}
+
+export function isJsonRpcPath(method: string, rest: string): boolean {
+  return method === 'POST' && (rest === '' || rest === '/');
+}
+
+function isRestPath(method: string, path: string): boolean {
+  try {
+    return matchRestPath(method, path).match !== undefined;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The upstream's answer piped to the caller with backpressure; either side
+ * going away ends the other. (stream.pipeline would do the same but builds
+ * and aborts an AbortController per call, a measurable cost here.)
+ */
+export function relay(body: NonNullable<HttpAnswer['relay']>, res: ServerResponse, wire: Wire): Promise<void> {
+  body.on('data', (chunk: Buffer) => (wire.bytesOut += chunk.length));
+  return new Promise((resolve) => {
+    const done = (): void => {
+      if (!body.destroyed) body.destroy();
+      resolve();
+    };
+    body.once('error', () => {
+      res.destroy();
+      done();
+    });
+    res.once('close', done);
+    body.pipe(res);
+  });
+}
+
+export function send(reply: FastifyReply, a: HttpAnswer, wire?: Wire): FastifyReply {
+  if (wire) {
+    wire.status = a.status;
+    wire.bytesOut = a.body === undefined ? 0 : Buffer.byteLength(a.body);
+  }
+  reply.code(a.status).headers(a.headers);
+  return a.body === undefined ? reply.send() : reply.send(a.body);
+}
+
+/**
+ * An error before any route handled the call, in the binding the request
+ * implies: a POST that is no REST operation is taken for JSON-RPC.
+ */
+export function earlyError(method: string, rest: string, err: A2AError): HttpAnswer {
+  if (isJsonRpcPath(method, rest) || (method === 'POST' && !isRestPath(method, rest))) {
+    return {
+      status: err.row.http,
+      headers: { 'content-type': 'application/json', ...errorHeaders(err) },
+      body: JSON.stringify(errorResponse(null, err)),
+    };
+  }
+  return restError(err);
+}
