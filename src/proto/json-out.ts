@@ -7,7 +7,17 @@
 // no string of it). Without a large value it is the plain JSON text.
 import type { DescMessage, JsonValue, Message } from '@bufbuild/protobuf';
 import { base64Length, encodeBase64Into } from './base64-bytes.js';
-import { carriesLarge, LARGE_BYTES, markerBytes, markerText, MAX_MARKERS, swapBytes, type Msg } from './large-bytes.js';
+import {
+  carriesLarge,
+  LARGE_BYTES,
+  MARKER_TEXT_LENGTH,
+  MARKER_TEXT_PREFIX,
+  markerBytes,
+  markerIndex,
+  MAX_MARKERS,
+  swapBytes,
+  type Msg,
+} from './large-bytes.js';
 import { writeJson } from './json.js';
 
 export interface OutboundJson {
@@ -22,6 +32,25 @@ export function plainJson(json: JsonValue): OutboundJson {
   return { json, body: (outer) => JSON.stringify(outer) };
 }
 
+/**
+ * Where each marker's base64 stands in the JSON text (inside its quotes), in the text's order: one pass over the
+ * text for the markers' common prefix (not one search per marker). Each marker must be there exactly once.
+ */
+function markerSpots(text: string, large: Uint8Array[]): Array<{ at: number; end: number; bytes: Uint8Array }> {
+  const spots: Array<{ at: number; end: number; bytes: Uint8Array }> = [];
+  const seen = new Uint8Array(large.length);
+  for (let at = text.indexOf(MARKER_TEXT_PREFIX); at >= 0; at = text.indexOf(MARKER_TEXT_PREFIX, at + 1)) {
+    const end = at + MARKER_TEXT_LENGTH;
+    const i = markerIndex(Buffer.from(text.slice(at, end), 'base64'));
+    if (i === undefined || i >= large.length || seen[i] === 1)
+      throw new Error('a large bytes marker is not once in the JSON');
+    seen[i] = 1;
+    spots.push({ at, end, bytes: large[i]! });
+  }
+  if (spots.length !== large.length) throw new Error('a large bytes marker is not once in the JSON');
+  return spots;
+}
+
 export function outboundJson(desc: DescMessage, message: Message): OutboundJson {
   const msg = message as unknown as Msg;
   if (!carriesLarge(desc, msg)) return plainJson(writeJson(desc, message));
@@ -33,16 +62,7 @@ export function outboundJson(desc: DescMessage, message: Message): OutboundJson 
     json: writeJson(desc, swapped as unknown as Message),
     body(outer) {
       const text = JSON.stringify(outer);
-      // where each marker's base64 stands (inside its quotes), in the text's order
-      const spots = large
-        .map((bytes, i) => {
-          const marker = markerText(i);
-          const at = text.indexOf(marker);
-          if (at < 0 || text.indexOf(marker, at + 1) >= 0)
-            throw new Error('a large bytes marker is not once in the JSON');
-          return { at, end: at + marker.length, bytes };
-        })
-        .sort((a, b) => a.at - b.at);
+      const spots = markerSpots(text, large);
       const pieces = spots.map((s, i) => text.slice(i === 0 ? 0 : spots[i - 1]!.end, s.at));
       pieces.push(text.slice(spots[spots.length - 1]!.end));
       const size =

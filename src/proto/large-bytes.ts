@@ -29,6 +29,10 @@ export function markerBytes(i: number): Buffer {
 
 export const markerText = (i: number): string => markerBytes(i).toString('base64');
 
+/** The characters every marker's base64 begins with (the nonce's first 15 bytes); a marker is 24 characters. */
+export const MARKER_TEXT_PREFIX = markerText(0).slice(0, 20);
+export const MARKER_TEXT_LENGTH = 24;
+
 /** The index a marker stands for, or undefined for any other bytes. */
 export function markerIndex(b: Uint8Array): number | undefined {
   if (b.length !== 18) return undefined;

@@ -86,6 +86,20 @@ t.test('ProtoJSON into a body: the JSON protobuf-es writes', async (tt) => {
   tt.equal(small.body(small.json), JSON.stringify(writeJson(SendMessageRequestSchema, request([raw(bytes(10))]))));
 });
 
+t.test('ProtoJSON into a body: many large values, each written in its place once', async (tt) => {
+  const parts = Array.from({ length: 40 }, (_, i) => raw(Buffer.alloc(LARGE.length, i)));
+  const msg = request(parts);
+  const out = outboundJson(SendMessageRequestSchema, msg);
+  const body = out.body({ result: out.json });
+  tt.same(
+    JSON.parse(body.toString()),
+    { result: writeJson(SendMessageRequestSchema, msg) },
+    '40 large parts, each its own',
+  );
+  tt.throws(() => out.body({ a: out.json, b: out.json }), /not once/, 'a marker twice in the text is refused');
+  tt.throws(() => out.body({ none: true }), /not once/, 'a marker missing from the text is refused');
+});
+
 /** What the plain path (the whole body parsed, then protobuf-es) makes of a body: a message or an error. */
 function plain(schema: DescMessage, body: Buffer): unknown {
   try {
