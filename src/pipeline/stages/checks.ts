@@ -11,6 +11,7 @@ import type { MethodName } from '../../core/methods.js';
 import { violations } from '../../core/validate.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { JsonObject } from '../../proto/json.js';
+import type { Answer } from '../call.js';
 import type { Stage } from '../stage.js';
 
 export const validateStage: Stage = {
@@ -71,12 +72,15 @@ function checkCard(method: MethodName, caps: JsonObject, requested: readonly str
 export function capabilitiesStage(cards: CardService): Stage {
   return {
     name: 'capabilities',
-    wrap: (next, route) => async (call) => {
-      // an upstream without a card is not blocked: it answers for itself
+    wrap: (next, route) => (call) => {
+      const check = (card: JsonObject | null | undefined): Promise<Answer> => {
+        // an upstream without a card is not blocked: it answers for itself
+        if (card) checkCard(call.method.name, (card.capabilities ?? {}) as JsonObject, call.extensions ?? []);
+        return next(call);
+      };
       const cached = cards.cachedUpstreamCard(route);
-      const card = cached === undefined ? await cards.upstreamCard(route).catch(() => undefined) : cached;
-      if (card) checkCard(call.method.name, (card.capabilities ?? {}) as JsonObject, call.extensions ?? []);
-      return next(call);
+      if (cached !== undefined) return check(cached);
+      return cards.upstreamCard(route).then(check, () => check(undefined));
     },
   };
 }

@@ -22,7 +22,7 @@ import type { Stage } from '../stage.js';
 
 export const decodeStage: Stage = {
   name: 'decode',
-  wrap: (next, route) => async (call) => {
+  wrap: (next, route) => (call) => {
     const header = call.view.header;
     const version = versionOf(header, call.view.query?.('A2A-Version'));
     const spoken: ProtocolVersion = version === '0.3' ? '0.3' : '1.0';

@@ -20,16 +20,18 @@ import type { Stage } from '../stage.js';
 export function rewriteAnswerStage(cards: CardService): Stage {
   return {
     name: 'rewriteAnswer',
-    wrap: (next, route) => async (call) => {
-      const answer = await next(call);
-      if (call.method.name !== 'GetExtendedAgentCard' || answer.kind !== 'unary') return answer;
-      return { kind: 'unary', response: await cards.rewriteExtended(answer.response as AgentCard, route, call.view) };
+    wrap: (next, route) => (call) => {
+      if (call.method.name !== 'GetExtendedAgentCard') return next(call);
+      return next(call).then(async (answer) => {
+        if (answer.kind !== 'unary') return answer;
+        return { kind: 'unary', response: await cards.rewriteExtended(answer.response as AgentCard, route, call.view) };
+      });
     },
   };
 }
 
-/** The interfaces to call, in order. */
-async function interfacesOf(route: RouteConfig, cards: CardService): Promise<ResolvedUpstream[]> {
+/** The interfaces to call, in order: the route's own (no wait), or those of the agent's card (binding "auto"). */
+function interfacesOf(route: RouteConfig, cards: CardService): ResolvedUpstream[] | Promise<ResolvedUpstream[]> {
   const { binding, url, version } = route.upstream;
   if (binding !== 'auto') return [{ binding, url, tenant: '', version }];
   return cards.interfaces(route);
@@ -45,7 +47,8 @@ export function selectUpstreamStage(cards: CardService, log: Logger): Stage {
         call.upstream = { binding: call.inbound, url: at.upstream.url, tenant: '', version: route.upstream.version };
         return next(call);
       }
-      const candidates = await interfacesOf(at, cards);
+      const found = interfacesOf(at, cards);
+      const candidates = Array.isArray(found) ? found : await found;
       if (candidates.length === 0) throw A2AError.of('UPSTREAM_UNAVAILABLE', 'no usable upstream interface');
       // an upstream may echo a secret of the call in its error: redacted here as in the call's log line
       const why = (e: unknown): string => {

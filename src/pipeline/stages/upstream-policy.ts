@@ -28,7 +28,7 @@ export function checkLoop(call: Call, hop: string): void {
 export function upstreamPolicyStage(hop: string): Stage {
   return {
     name: 'upstreamPolicy',
-    wrap: (next, route) => async (call) => {
+    wrap: (next, route) => (call) => {
       const headers = withUpstreamCredentials(route, call.forwarded ?? {}, call.view.header);
       const mine = `${call.inbound === 'GRPC' ? '2' : '1.1'} ${hop}`;
       const via = call.view.header('via');
