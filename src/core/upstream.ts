@@ -6,6 +6,7 @@ import type { ProtocolVersion, UpstreamTls } from '../config/types.js';
 import type { StreamResponse } from '../gen/a2a_pb.js';
 import type { Envelope } from './envelope.js';
 import type { AnyResponse } from './methods.js';
+import type { AbortLike } from '../util/call-signal.js';
 
 export interface UpstreamTarget {
   /** JSON-RPC endpoint URL, REST base URL, or gRPC host:port. */
@@ -21,7 +22,7 @@ export interface UpstreamTarget {
 }
 
 export interface UpstreamClient {
-  unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse>;
+  unary(env: Envelope, signal: AbortLike): Promise<AnyResponse>;
   /** StreamResponse events, pulled one at a time; aborting `signal` ends the upstream call. */
   stream(env: Envelope, signal: AbortSignal): AsyncIterable<StreamResponse>;
 }

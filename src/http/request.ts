@@ -4,6 +4,7 @@
 // framework-free HTTP call and answer that the JSON-RPC and REST inbounds work
 // on (src/server/http.ts adapts fastify to them).
 import type { Readable } from 'node:stream';
+import type { CallSignal } from '../util/call-signal.js';
 
 /** Header (or gRPC metadata) lookup by lower-case name; multi-valued headers are comma-joined. */
 export type HeaderGetter = (lowerName: string) => string | undefined;
@@ -51,7 +52,7 @@ export interface HttpCall {
   header: HeaderGetter;
   body: Buffer | undefined;
   requestId: string;
-  signal: AbortSignal;
+  signal: CallSignal;
   /** Host, peer address and headers, for authentication and the URLs of rewritten cards. */
   view: RequestView;
   wire: Wire;

@@ -14,6 +14,7 @@ import type { StreamResponse } from '../gen/a2a_pb.js';
 import type { RequestView, Wire } from '../http/request.js';
 import type { Generation } from '../routing/generation.js';
 import type { Member } from '../upstream/endpoints.js';
+import type { CallSignal } from '../util/call-signal.js';
 
 /** What comes back from the pipeline: the typed answer, or (pass-through) the upstream's as it came. */
 export type Answer =
@@ -31,7 +32,7 @@ export interface RelayTarget {
   url: string;
   /** Service parameters and credentials as the upstream gets them (lower-case names). */
   headers: Record<string, string>;
-  signal: AbortSignal;
+  signal: CallSignal;
   generation: Generation;
   /** A streaming method: the relay takes the upstream's stream budget, not its unary one. */
   streaming: boolean;
@@ -51,7 +52,7 @@ export interface Call {
   readonly inbound: Binding;
   readonly requestId: string;
   /** Aborted when the caller goes away. */
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
   readonly view: RequestView;
   /** What the edge wrote back (status, bytes), for the access log line. */
   readonly wire: Wire;

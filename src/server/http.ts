@@ -46,6 +46,7 @@ import {
   splitUrl,
   tlsSocketOf,
 } from './http-edge.js';
+import { CallSignal } from '../util/call-signal.js';
 
 export interface HttpServerDeps {
   table: RouteTable;
@@ -185,7 +186,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       const { path, query, group, rest: below, generation } = locate(req);
       // HEAD (fastify's, for every GET route) is a GET without the body
       const method = req.method === 'HEAD' ? 'GET' : req.method;
-      const abort = new AbortController();
+      const abort = new CallSignal();
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) abort.abort();
       });
@@ -233,7 +234,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         header,
         body: Buffer.isBuffer(req.body) ? req.body : undefined,
         requestId: String(req.id),
-        signal: abort.signal,
+        signal: abort,
         view,
         wire,
       };

@@ -15,6 +15,7 @@ import { RETRY_INFO_TYPE } from '../core/limits.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { withoutAddresses } from '../errors/addresses.js';
 import { leastRequest, roundRobin, type Balanced } from './balancer.js';
+import type { AbortLike } from '../util/call-signal.js';
 
 export type EndpointStatus = 'healthy' | 'unhealthy' | 'ejected';
 
@@ -94,7 +95,7 @@ export class Endpoint {
    * The circuit breaker: a connection slot now, or after waiting as one of at most maxPending (a released slot is
    * handed to the first waiter, so nobody arriving meanwhile takes it); else overloaded.
    */
-  async admit(cb: CircuitBreakerConfig, signal: AbortSignal): Promise<() => void> {
+  async admit(cb: CircuitBreakerConfig, signal: AbortLike): Promise<() => void> {
     if (this.active >= cb.maxConnections) {
       if (this.waiting.length >= cb.maxPending) {
         throw A2AError.of(

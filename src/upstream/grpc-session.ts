@@ -24,6 +24,7 @@ import {
   GrpcStatusError,
   statusOf,
 } from './grpc-messages.js';
+import type { AbortLike } from '../util/call-signal.js';
 
 /** "grpc://host:port", "grpcs://host:port" or "host:port" → "host:port". */
 export function grpcAddress(url: string): string {
@@ -94,7 +95,7 @@ export interface GrpcCallOptions {
   timeoutMs?: number;
   /** Largest answer message; past it the stream is reset. */
   maxMessageBytes: number;
-  signal: AbortSignal;
+  signal: AbortLike;
 }
 
 interface Connection {

@@ -80,7 +80,7 @@ async function piped(
   release: () => void,
 ): Promise<Answer> {
   try {
-    const res = await pool.request({ ...opts, signal: target.signal });
+    const res = await pool.request({ ...opts, signal: target.signal.toAbortSignal() });
     res.body.once('close', release);
     return {
       kind: 'relayHttp',

@@ -15,6 +15,7 @@ import { withoutAddresses } from '../errors/addresses.js';
 import { isTlsFailure } from '../tls/upstream-tls.js';
 import { readSse, SseEventTooLarge, type SseEvent } from '../sse/reader.js';
 import type { UpstreamRegistry } from './registry.js';
+import type { AbortLike } from '../util/call-signal.js';
 
 type Body = Dispatcher.ResponseData['body'];
 
@@ -101,7 +102,7 @@ export function isEventStream(contentType: string): boolean {
  */
 export function transportFailure(
   e: unknown,
-  signal: AbortSignal,
+  signal: AbortLike,
   timedOut: boolean,
   stage: 'request' | 'body',
   timeoutMs: number,
@@ -153,7 +154,7 @@ export class HttpPool {
     this.basePath = u.pathname.replace(/\/+$/, '');
   }
 
-  private failure(e: unknown, signal: AbortSignal, timedOut: boolean, stage: 'request' | 'body'): A2AError {
+  private failure(e: unknown, signal: AbortLike, timedOut: boolean, stage: 'request' | 'body'): A2AError {
     return transportFailure(e, signal, timedOut, stage, this.timeoutMs);
   }
 
@@ -162,7 +163,7 @@ export class HttpPool {
    * undici's dispatch API, its bytes gathered as they arrive (no body stream
    * and async iterator per call, as the request API builds).
    */
-  request(opts: HttpRequestOptions, signal: AbortSignal): Promise<UpstreamAnswer> {
+  request(opts: HttpRequestOptions, signal: AbortLike): Promise<UpstreamAnswer> {
     // a caller already gone sends nothing (and costs no pooled connection)
     if (signal.aborted) return Promise.reject(A2AError.of('CANCELLED', 'the call was cancelled'));
     let release: () => void;

@@ -22,6 +22,7 @@ import { drained } from '../../util/drained.js';
 import { GRPC_DIALECTS, type GrpcDialect } from './dialects.js';
 import { relay } from './relay.js';
 import { identity } from './service.js';
+import { CallSignal } from '../../util/call-signal.js';
 
 type GrpcCall = grpc.ServerUnaryCall<Buffer, Buffer> | grpc.ServerWritableStream<Buffer, Buffer>;
 /** One rpc of one served service. */
@@ -100,7 +101,7 @@ export class GrpcInbound {
 
   private callOf(m: Rpc, call: GrpcCall, wire: Wire): Call {
     const { d, rpc, info, path } = m;
-    const abort = new AbortController();
+    const abort = new CallSignal();
     call.on('cancelled', () => abort.abort());
     const header = headerGetter(call.metadata);
     const view = viewOf(call, header);
@@ -122,7 +123,7 @@ export class GrpcInbound {
     return {
       inbound: 'GRPC',
       requestId,
-      signal: abort.signal,
+      signal: abort,
       view,
       wire,
       started,

@@ -18,6 +18,7 @@ import { grpcAddress, type GrpcSession } from '../../upstream/grpc-session.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
 import { A2A_SERVICE } from './service.js';
 import { fromServiceError } from './status.js';
+import type { AbortLike } from '../../util/call-signal.js';
 
 /** What differs between A2A versions on gRPC: the service path, the messages, the error statuses. */
 export interface GrpcUpstreamDialect {
@@ -64,7 +65,7 @@ export class GrpcUpstream implements UpstreamClient {
   }
 
   /** The call's answer messages, decoded; a status other than OK read by the dialect. */
-  private async *messages(env: Envelope, signal: AbortSignal, timeoutMs?: number): AsyncGenerator<AnyResponse> {
+  private async *messages(env: Envelope, signal: AbortLike, timeoutMs?: number): AsyncGenerator<AnyResponse> {
     const info = methodOf(env);
     const body = this.dialect.encode(info, env);
     const metadata = upstreamHeaders(env.serviceParameters);
@@ -78,7 +79,7 @@ export class GrpcUpstream implements UpstreamClient {
     }
   }
 
-  async unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse> {
+  async unary(env: Envelope, signal: AbortLike): Promise<AnyResponse> {
     const release = this.upstreams.admit(this.origin, 'unary');
     try {
       let answer: AnyResponse | undefined;

@@ -17,6 +17,7 @@ import { outboundJson, type OutboundJson } from '../../proto/json-out.js';
 import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../../upstream/http-pool.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
 import { readErrorObject } from './wire.js';
+import type { AbortLike } from '../../util/call-signal.js';
 
 type RpcResponse = { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: unknown };
 
@@ -93,7 +94,7 @@ export class JsonRpcUpstream implements UpstreamClient {
     }
   }
 
-  async unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse> {
+  async unary(env: Envelope, signal: AbortLike): Promise<AnyResponse> {
     const info = methodOf(env);
     const id = this.nextId++;
     const answer = await this.pool.request(this.request(env, info, id, 'application/json'), signal);

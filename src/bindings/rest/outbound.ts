@@ -18,6 +18,7 @@ import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../
 import type { UpstreamRegistry } from '../../upstream/registry.js';
 import { camel, patternVariables } from './paths.js';
 import { A2A_JSON, readErrorBody } from './wire.js';
+import type { AbortLike } from '../../util/call-signal.js';
 
 function chooseRule(info: MethodInfo, tenant: string): HttpRule {
   const forms = info.httpRules.filter((r) => r.pattern.includes('{tenant}') === (tenant !== ''));
@@ -133,7 +134,7 @@ export class RestUpstream implements UpstreamClient {
     }
   }
 
-  async unary(env: Envelope, signal: AbortSignal): Promise<AnyResponse> {
+  async unary(env: Envelope, signal: AbortLike): Promise<AnyResponse> {
     const info = methodOf(env);
     const answer = await this.pool.request(this.request(env, info, `${A2A_JSON}, application/json`), signal);
     return this.read(info, answer.status, answer.text);
