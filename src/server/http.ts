@@ -114,9 +114,21 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
   const jsonrpc = new JsonRpcInbound(deps.pipeline);
   const rest = new RestInbound(deps.pipeline);
 
-  // every answer names its request (X-Request-Id), whoever writes it; the id is forwarded upstream too
+  /** The request's path and query, split once (the refusal check and the route lookup both read them). */
+  const split = new WeakMap<FastifyRequest, ReturnType<typeof splitUrl>>();
+  const urlOf = (req: FastifyRequest): ReturnType<typeof splitUrl> => {
+    let u = split.get(req);
+    if (!u) split.set(req, (u = splitUrl(req.url)));
+    return u;
+  };
+
+  // Every answer names its request (X-Request-Id), whoever writes it; the id is forwarded upstream too. Then the
+  // request is refused before the body is read or any route is looked at, when the edge refuses it.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', String(req.id));
+    const { path } = urlOf(req);
+    const refused = refusal(hostOf(req), req.url, path);
+    if (refused) return void send(reply, rejected(req, path, refused, earlyError(req.method, path, refused)));
     done();
   });
 
@@ -143,7 +155,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 
   /** The routes the host and path reach that share the most specific prefix, and the path below it. */
   const locate = (req: FastifyRequest) => {
-    const { path, query } = splitUrl(req.url);
+    const { path, query } = urlOf(req);
     const generation = deps.table.generation;
     const candidates = generation.router.httpCandidates(hostOf(req), path);
     const first = candidates[0];
@@ -162,14 +174,6 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     else if ((error.statusCode ?? 500) < 500) err = A2AError.of('INVALID_REQUEST', error.message);
     else err = asA2AError(error);
     return send(reply, rejected(req, splitUrl(req.url).path, err, earlyError(req.method, below, err)));
-  });
-
-  // Refused before the body is read or any route is looked at.
-  app.addHook('onRequest', (req, reply, done) => {
-    const { path } = splitUrl(req.url);
-    const refused = refusal(hostOf(req), req.url, path);
-    if (refused) return void send(reply, rejected(req, path, refused, earlyError(req.method, path, refused)));
-    done();
   });
 
   // A method no route takes (TRACE, CONNECT, …): an A2A error too, never fastify's own body.
