@@ -5,7 +5,7 @@
 // the pipeline prepared, and the answer comes back as a relay: status, the
 // headers that matter to the caller, and the body. A unary method's answer
 // that declares a small length (≤ 64 KiB) comes whole, as one buffer (undici's
-// dispatch API: no body stream, pipe and abort signal per call); a larger or
+// dispatch API: no body stream and pipe per call); a larger or
 // unsized one, and a streaming method's (SSE), is piped as it comes, with
 // backpressure, so nothing large is buffered whole. A streaming method goes
 // over the origin's stream pool. The call holds a unit of the origin's budget
