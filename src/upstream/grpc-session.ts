@@ -27,6 +27,10 @@ import {
   timeoutHeader,
 } from './grpc-messages.js';
 import { unaryAnswer } from './grpc-unary.js';
+import { useLeanAsyncBind } from './lean-async-bind.js';
+
+// each ClientHttp2Session#request binds an AsyncResource: without Node 20's deprecated accessor (lean-async-bind.ts)
+useLeanAsyncBind();
 
 /** "grpc://host:port", "grpcs://host:port" or "host:port" → "host:port". */
 export function grpcAddress(url: string): string {
