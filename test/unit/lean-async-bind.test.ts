@@ -30,7 +30,9 @@ t.test('this, arguments, length, refusal', async (t) => {
   function add(this: { base: number }, a: number, b: number): number {
     return this.base + a + b;
   }
-  const withThis = resource.bind(add, { base: 100 });
+  // Node's bind takes a thisArg, which @types/node leaves out
+  const bindWith = resource.bind.bind(resource) as unknown as (fn: typeof add, thisArg: unknown) => typeof add;
+  const withThis = bindWith(add, { base: 100 }) as unknown as (a: number, b: number) => number;
   t.equal(withThis(1, 2), 103, 'thisArg');
   t.equal(withThis.length, 2, "fn's length");
   const own = { base: 10, add: resource.bind(add) };
