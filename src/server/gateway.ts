@@ -175,8 +175,6 @@ export async function startGateway(
     'grpc.keepalive_timeout_ms': 20_000,
     // A connection with no call open this long is closed — one that never sent its HTTP/2 preface too.
     'grpc.max_connection_idle_ms': limitsOf(config).idleTimeoutMs,
-    // channelz (call counters and timestamps per call) is served by no one here
-    'grpc.enable_channelz': 0,
   });
   const grpcInbound = new GrpcInbound(pipeline, table);
   for (const { definition, handlers } of grpcInbound.services()) grpcServer.addService(definition, handlers);
