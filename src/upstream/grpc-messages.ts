@@ -11,13 +11,15 @@ import http2, { type IncomingHttpHeaders } from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { A2AError } from '../errors/a2a-error.js';
 import { GRPC_CODES } from '../errors/catalogue.js';
+import { LARGE_BYTES } from '../proto/large-bytes.js';
 import { answerTooLarge } from './http-pool.js';
 
 /** What a finished call's status says (grpc-js's StatusObject shape). */
 export interface GrpcStatus {
   code: number;
   details: string;
-  metadata: grpc.Metadata;
+  /** The trailers' custom metadata (read for a status other than OK only). */
+  metadata?: grpc.Metadata;
 }
 
 /** A call that ended with a status other than OK (the agent's, or one made up here for the transport). */
@@ -32,8 +34,37 @@ export class GrpcStatusError extends Error {
 export const grpcStatus = (code: number, details: string, metadata = new grpc.Metadata()): GrpcStatusError =>
   new GrpcStatusError({ code, details, metadata });
 
+/**
+ * The request message as a Length-Prefixed-Message: one buffer for a small one; for a large one (chunks of
+ * binary-chunks.ts) the prefix and then its chunks as they are, none copied.
+ */
+export function framed(chunks: Uint8Array[]): Buffer[] {
+  const length = chunks.reduce((n, c) => n + c.byteLength, 0);
+  const prefix = Buffer.allocUnsafe(5);
+  prefix[0] = 0;
+  prefix.writeUInt32BE(length, 1);
+  if (length < LARGE_BYTES) return [Buffer.concat([prefix, ...chunks], 5 + length)];
+  return [prefix, ...chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength))];
+}
+
+/** grpc-timeout: at most 8 digits and a unit. */
+export const timeoutHeader = (ms: number): string =>
+  ms < 1e8 ? `${Math.max(1, Math.ceil(ms))}m` : `${Math.ceil(ms / 1000)}S`;
+
+/** Why the agent's answer headers are no gRPC answer (a non-200 status, another content type); undefined when they are. */
+export function refusedHead(h: IncomingHttpHeaders): Error | undefined {
+  const status = Number(h[':status']);
+  if (status !== 200) return grpcStatus(fromHttpStatus(status), `upstream answered HTTP status ${status}`);
+  if (h['grpc-status'] === undefined && !String(h['content-type'] ?? '').startsWith('application/grpc'))
+    return A2AError.of(
+      'INVALID_AGENT_RESPONSE',
+      `upstream answered content-type ${String(h['content-type'])}, not gRPC`,
+    );
+  return undefined;
+}
+
 /** The gRPC spec's HTTP status → gRPC status table, for an answer without grpc-status. */
-export function fromHttpStatus(status: number): number {
+function fromHttpStatus(status: number): number {
   if (status === 400) return GRPC_CODES.INTERNAL;
   if (status === 401) return GRPC_CODES.UNAUTHENTICATED;
   if (status === 403) return GRPC_CODES.PERMISSION_DENIED;
@@ -81,13 +112,12 @@ export function statusOf(head: IncomingHttpHeaders, trailers: IncomingHttpHeader
   const block = trailers?.['grpc-status'] !== undefined ? trailers : head;
   const raw = block['grpc-status'];
   if (raw === undefined) return undefined;
-  const code = Number(raw);
+  const number = Number(raw);
+  const code = Number.isInteger(number) ? number : GRPC_CODES.UNKNOWN;
   const message = block['grpc-message'];
-  return {
-    code: Number.isInteger(code) ? code : GRPC_CODES.UNKNOWN,
-    details: typeof message === 'string' ? percentDecoded(message) : '',
-    metadata: metadataOf(block),
-  };
+  const details = typeof message === 'string' ? percentDecoded(message) : '';
+  // an OK call's metadata is read by no one: a grpc.Metadata (a Map) per call for nothing
+  return code === GRPC_CODES.OK ? { code, details } : { code, details, metadata: metadataOf(block) };
 }
 
 const PREFIX = 5;
@@ -111,6 +141,13 @@ export class GrpcMessageReader {
 
   /** The messages completed by `chunk` (zero or more). */
   push(chunk: Buffer): Buffer[] {
+    // the common case, a chunk that is one whole message, read without copies or bookkeeping
+    if (this.size === 0 && this.length === undefined && chunk.length >= PREFIX) {
+      const length = this.prefixed(chunk);
+      if (chunk.length === PREFIX + length) return [chunk.subarray(PREFIX)];
+      this.length = length;
+      chunk = chunk.subarray(PREFIX);
+    }
     if (chunk.length) {
       this.chunks.push(chunk);
       this.size += chunk.length;
@@ -119,21 +156,24 @@ export class GrpcMessageReader {
     for (;;) {
       if (this.length === undefined) {
         if (this.size < PREFIX) return out;
-        const prefix = this.take(PREFIX);
-        if (prefix[0] !== 0)
-          throw A2AError.of(
-            'INVALID_AGENT_RESPONSE',
-            'upstream sent a compressed gRPC message though the gateway accepts no compression',
-          );
-        const length = prefix.readUInt32BE(1);
-        if (length > this.maxMessageBytes)
-          throw answerTooLarge(this.maxMessageBytes, `gRPC message of ${length} bytes`);
-        this.length = length;
+        this.length = this.prefixed(this.take(PREFIX));
       }
       if (this.size < this.length) return out;
       out.push(this.length === 0 ? Buffer.alloc(0) : this.take(this.length));
       this.length = undefined;
     }
+  }
+
+  /** The length a message prefix (at the start of `bytes`) announces; a compressed or too large one is refused. */
+  private prefixed(bytes: Buffer): number {
+    if (bytes[0] !== 0)
+      throw A2AError.of(
+        'INVALID_AGENT_RESPONSE',
+        'upstream sent a compressed gRPC message though the gateway accepts no compression',
+      );
+    const length = bytes.readUInt32BE(1);
+    if (length > this.maxMessageBytes) throw answerTooLarge(this.maxMessageBytes, `gRPC message of ${length} bytes`);
+    return length;
   }
 
   /** At the end of the answer: a message cut short is an invalid answer. */

@@ -5,8 +5,9 @@
 // TLS settings, made when first needed and replaced once it closes, goes away
 // or fails; keepalive pings while calls are open (an unanswered ping closes
 // the session). A call is POST /<service>/<method> with one 5-byte
-// length-prefixed message; its answer messages are read as the caller pulls
-// them (HTTP/2 flow control holds the agent back) and its status comes from
+// length-prefixed message; a stream's answer messages are read as the caller
+// pulls them (HTTP/2 flow control holds the agent back), a unary call's one
+// message from the stream's events (grpc-unary.ts); the status comes from
 // the trailers, from a trailers-only answer's headers, from a non-200 HTTP
 // status, or from the transport. A status other than OK is thrown as a
 // GrpcStatusError, read into the catalogue by the gRPC binding (status.ts).
@@ -14,17 +15,23 @@ import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHt
 import type { UpstreamTls } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { GRPC_CODES } from '../errors/catalogue.js';
-import { LARGE_BYTES } from '../proto/large-bytes.js';
-import { isTlsFailure, undiciConnect } from '../tls/upstream-tls.js';
+import { undiciConnect } from '../tls/upstream-tls.js';
+import { connectionError, transportError, type SessionState } from './grpc-failures.js';
 import {
-  fromHttpStatus,
-  fromRstCode,
+  framed,
   GrpcMessageReader,
   grpcStatus,
   GrpcStatusError,
+  refusedHead,
   statusOf,
+  timeoutHeader,
 } from './grpc-messages.js';
 import type { AbortLike } from '../util/call-signal.js';
+import { unaryAnswer } from './grpc-unary.js';
+import { useLeanAsyncBind } from './lean-async-bind.js';
+
+// each ClientHttp2Session#request binds an AsyncResource: without Node 20's deprecated accessor (lean-async-bind.ts)
+useLeanAsyncBind();
 
 /** "grpc://host:port", "grpcs://host:port" or "host:port" → "host:port". */
 export function grpcAddress(url: string): string {
@@ -34,59 +41,6 @@ export function grpcAddress(url: string): string {
 /** As grpc-js was set: a ping every 5 min while calls are open, 20 s for its answer. */
 const KEEPALIVE_MS = 300_000;
 const KEEPALIVE_TIMEOUT_MS = 20_000;
-
-/**
- * A failure of the connection (refused, TLS, dropped) → UNAVAILABLE with its
- * reason; of the stream alone (the agent's RST_STREAM) → that code's status,
- * flagged unprocessed when it is REFUSED_STREAM before any answer.
- */
-function transportError(
-  e: unknown,
-  conn: Connection,
-  stream: ClientHttp2Stream | undefined,
-  answered = false,
-): GrpcStatusError {
-  const sessionGone = conn.error !== undefined || conn.session.closed || conn.session.destroyed;
-  const rst = stream?.rstCode;
-  const refused = !answered && rst === http2.constants.NGHTTP2_REFUSED_STREAM;
-  if (!sessionGone && rst !== undefined && rst !== http2.constants.NGHTTP2_NO_ERROR) {
-    const err = grpcStatus(fromRstCode(rst), `upstream reset the stream (code ${rst})`);
-    err.unprocessed = refused;
-    return err;
-  }
-  return connectionError(e, conn, refused);
-}
-
-/** The connection's failure (refused, TLS, dropped) → UNAVAILABLE with its reason. */
-function connectionError(e: unknown, conn: Connection, refused: boolean): GrpcStatusError {
-  const failure = (conn.error ?? e) as (Error & { code?: string; cause?: unknown }) | undefined;
-  const cause = (failure?.code === 'ERR_HTTP2_STREAM_CANCEL' && failure.cause ? failure.cause : failure) as
-    (Error & { code?: string }) | undefined;
-  const code = cause?.code ?? '';
-  const text = `${code ? `${code}: ` : ''}${cause?.message ?? String(e)}`;
-  const err = isTlsFailure(text)
-    ? grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream TLS failure: ${text}`)
-    : grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream connection dropped: ${text}`);
-  err.unprocessed = refused;
-  return err;
-}
-
-/**
- * The request message as a Length-Prefixed-Message: one buffer for a small one; for a large one (chunks of
- * binary-chunks.ts) the prefix and then its chunks as they are, none copied.
- */
-function framed(chunks: Uint8Array[]): Buffer[] {
-  const length = chunks.reduce((n, c) => n + c.byteLength, 0);
-  const prefix = Buffer.allocUnsafe(5);
-  prefix[0] = 0;
-  prefix.writeUInt32BE(length, 1);
-  if (length < LARGE_BYTES) return [Buffer.concat([prefix, ...chunks], 5 + length)];
-  return [prefix, ...chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength))];
-}
-
-/** grpc-timeout: at most 8 digits and a unit. */
-const timeoutHeader = (ms: number): string =>
-  ms < 1e8 ? `${Math.max(1, Math.ceil(ms))}m` : `${Math.ceil(ms / 1000)}S`;
 
 export interface GrpcCallOptions {
   /** Custom metadata (the service parameters, §10.2). */
@@ -98,12 +52,10 @@ export interface GrpcCallOptions {
   signal: AbortLike;
 }
 
-interface Connection {
+interface Connection extends SessionState {
   session: ClientHttp2Session;
   open: number;
   keepalive: NodeJS.Timeout | undefined;
-  /** Why the session failed, if it did. */
-  error?: Error;
 }
 
 export class GrpcSession {
@@ -188,15 +140,7 @@ export class GrpcSession {
    */
   async *call(path: string, body: Uint8Array[], opts: GrpcCallOptions): AsyncGenerator<Buffer> {
     const frame = framed(body);
-    const headers: http2.OutgoingHttpHeaders = {
-      ':method': 'POST',
-      ':path': path,
-      ...(this.tls?.servername ? { ':authority': this.tls.servername } : {}),
-      'content-type': 'application/grpc',
-      te: 'trailers',
-      ...(opts.timeoutMs !== undefined ? { 'grpc-timeout': timeoutHeader(opts.timeoutMs) } : {}),
-      ...opts.metadata,
-    };
+    const headers = this.headers(path, opts);
     try {
       yield* this.attempt(frame, headers, opts);
     } catch (e) {
@@ -207,21 +151,66 @@ export class GrpcSession {
     }
   }
 
-  private async *attempt(
+  /**
+   * One unary call: `body` (chunks) as the request message; resolves with `read` of its one answer message when the
+   * status is OK; otherwise rejects as call() throws (and for no answer message, or more than one).
+   */
+  unary<T>(path: string, body: Uint8Array[], opts: GrpcCallOptions, read: (message: Buffer) => T): Promise<T> {
+    const frame = framed(body);
+    const headers = this.headers(path, opts);
+    return this.unaryAttempt(frame, headers, opts, read).catch((e: unknown) => {
+      // sent once more when the agent refused it unprocessed, as call() does
+      if (!(e instanceof GrpcStatusError && e.unprocessed) || opts.signal.aborted) throw e;
+      return this.unaryAttempt(frame, headers, opts, read);
+    });
+  }
+
+  private unaryAttempt<T>(
     frame: Buffer[],
     headers: http2.OutgoingHttpHeaders,
     opts: GrpcCallOptions,
-  ): AsyncGenerator<Buffer> {
-    if (opts.signal.aborted) throw grpcStatus(GRPC_CODES.CANCELLED, 'Cancelled on client');
+    read: (message: Buffer) => T,
+  ): Promise<T> {
+    const started = this.start(headers, opts);
+    if (started instanceof Error) return Promise.reject(started);
+    return unaryAnswer(started.conn, started.stream, frame, opts, read);
+  }
+
+  private headers(path: string, opts: GrpcCallOptions): http2.OutgoingHttpHeaders {
+    const headers: http2.OutgoingHttpHeaders = { ':method': 'POST', ':path': path };
+    if (this.tls?.servername) headers[':authority'] = this.tls.servername;
+    headers['content-type'] = 'application/grpc';
+    headers.te = 'trailers';
+    if (opts.timeoutMs !== undefined) headers['grpc-timeout'] = timeoutHeader(opts.timeoutMs);
+    return Object.assign(headers, opts.metadata);
+  }
+
+  /** The call's stream on the current session, or why it could not start (nothing was sent). */
+  private start(
+    headers: http2.OutgoingHttpHeaders,
+    opts: GrpcCallOptions,
+  ): { conn: Connection; stream: ClientHttp2Stream } | GrpcStatusError {
+    if (opts.signal.aborted) return grpcStatus(GRPC_CODES.CANCELLED, 'Cancelled on client');
     const conn = this.connection();
     let stream: ClientHttp2Stream;
     try {
       stream = conn.session.request(headers);
     } catch (e) {
-      throw connectionError(e, conn, true); // nothing was sent (the session was closing or going away)
+      return connectionError(e, conn, true); // the session was closing or going away
     }
     this.opened(conn);
     stream.once('close', () => this.closed(conn));
+    return { conn, stream };
+  }
+
+  private async *attempt(
+    frame: Buffer[],
+    headers: http2.OutgoingHttpHeaders,
+    opts: GrpcCallOptions,
+  ): AsyncGenerator<Buffer> {
+    const started = this.start(headers, opts);
+    if (started instanceof Error) throw started;
+    const { conn, stream } = started;
     // the stream's error is read where the call ends (the iterator, rstCode, the session's error); this keeps one
     // that comes while no reader is attached (between attempts, after the last message) from ending the process
     stream.on('error', () => undefined);
@@ -235,15 +224,8 @@ export class GrpcSession {
     let trailers: IncomingHttpHeaders | undefined;
     stream.once('response', (h) => {
       head = h;
-      const status = Number(h[':status']);
-      if (status !== 200) end(grpcStatus(fromHttpStatus(status), `upstream answered HTTP status ${status}`));
-      else if (h['grpc-status'] === undefined && !String(h['content-type'] ?? '').startsWith('application/grpc'))
-        end(
-          A2AError.of(
-            'INVALID_AGENT_RESPONSE',
-            `upstream answered content-type ${String(h['content-type'])}, not gRPC`,
-          ),
-        );
+      const refused = refusedHead(h);
+      if (refused) end(refused);
     });
     stream.once('trailers', (t) => (trailers = t));
     const deadline =

@@ -34,6 +34,7 @@ const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_time_ms': 300_000,
   'grpc.keepalive_timeout_ms': 20_000,
   'grpc.keepalive_permit_without_calls': 0,
+  'grpc.enable_channelz': 0,
 };
 
 /** Idle upstream connections are kept below Node's 5 s server default, so a socket the agent is closing is seldom reused. */

@@ -56,6 +56,36 @@ function viewOf(call: GrpcCall, header: HeaderGetter): RequestView {
   };
 }
 
+/** What the gateway keeps of one caller's call while it runs. */
+interface Caller {
+  /** Aborted when the caller cancels before it is answered. */
+  signal: CallSignal;
+  answered: boolean;
+  /** The call's x-request-id, once read. */
+  requestId?: string;
+}
+
+/**
+ * grpc-js emits 'cancelled' when any call's stream closes, answered or not; aborting then built a DOMException and
+ * ran the abort listeners for nothing on every call, so an answered call's signal is left as it is.
+ */
+function callerOf(call: GrpcCall): Caller {
+  const abort = new CallSignal();
+  const caller: Caller = { signal: abort, answered: false };
+  call.once('cancelled', () => {
+    if (!caller.answered) abort.abort();
+  });
+  return caller;
+}
+
+/** The response headers: the call's x-request-id (grpc-js sends them once; later calls do nothing). */
+function sendHeaders(call: GrpcCall, caller: Caller): void {
+  if (caller.requestId === undefined) return;
+  const md = new grpc.Metadata();
+  md.set('x-request-id', caller.requestId);
+  call.sendMetadata(md);
+}
+
 export class GrpcInbound {
   constructor(
     private readonly pipeline: Pipeline,
@@ -86,9 +116,17 @@ export class GrpcInbound {
         ? (call: grpc.ServerWritableStream<Buffer, Buffer>) => void this.serverStream(m, call)
         : (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
             const wire: Wire = { path, status: 0, bytesOut: 0 };
-            this.unary(m, call, wire).then(
-              (bytes) => callback(null, bytes),
+            const caller = callerOf(call);
+            // a unary call's headers go with its answer, so both leave in one write
+            this.unary(m, call, wire, caller).then(
+              (bytes) => {
+                caller.answered = true;
+                sendHeaders(call, caller);
+                callback(null, bytes);
+              },
               (e: unknown) => {
+                caller.answered = true;
+                sendHeaders(call, caller);
                 const status = d.error(asA2AError(e));
                 wire.status = status.code ?? 2;
                 callback(status as grpc.ServiceError);
@@ -99,10 +137,8 @@ export class GrpcInbound {
     return { definition, handlers };
   }
 
-  private callOf(m: Rpc, call: GrpcCall, wire: Wire): Call {
+  private callOf(m: Rpc, call: GrpcCall, wire: Wire, caller: Caller): Call {
     const { d, rpc, info, path } = m;
-    const abort = new CallSignal();
-    call.on('cancelled', () => abort.abort());
     const header = headerGetter(call.metadata);
     const view = viewOf(call, header);
     const generation = this.table.generation;
@@ -111,9 +147,9 @@ export class GrpcInbound {
     // the caller's x-request-id when it is a plain token, else one of the gateway's; sent back in the response metadata
     const given = header('x-request-id');
     const requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
-    const md = new grpc.Metadata();
-    md.set('x-request-id', requestId);
-    call.sendMetadata(md);
+    caller.requestId = requestId;
+    // a stream's headers go at once (its events may be a while); a unary call's with its answer
+    if (info.streaming) sendHeaders(call, caller);
     const tenant = d.tenant(info, bytes);
     if (tenant === undefined) {
       const err = A2AError.of('PARSE_ERROR', `request is not a valid ${info.requestSchema.name}`);
@@ -123,7 +159,7 @@ export class GrpcInbound {
     return {
       inbound: 'GRPC',
       requestId,
-      signal: abort,
+      signal: caller.signal,
       view,
       wire,
       started,
@@ -140,8 +176,8 @@ export class GrpcInbound {
     };
   }
 
-  private async unary(m: Rpc, call: grpc.ServerUnaryCall<Buffer, Buffer>, wire: Wire): Promise<Buffer> {
-    const answer = await this.pipeline.run(this.callOf(m, call, wire));
+  private async unary(m: Rpc, call: grpc.ServerUnaryCall<Buffer, Buffer>, wire: Wire, caller: Caller): Promise<Buffer> {
+    const answer = await this.pipeline.run(this.callOf(m, call, wire, caller));
     if (answer.kind !== 'unary' && answer.kind !== 'relayUnary') throw new Error(`unexpected ${answer.kind} answer`);
     const bytes = answer.kind === 'relayUnary' ? answer.bytes : m.d.encode(m.rpc, m.info, answer.response);
     wire.bytesOut = bytes.length;
@@ -155,8 +191,9 @@ export class GrpcInbound {
    */
   private async serverStream(m: Rpc, call: grpc.ServerWritableStream<Buffer, Buffer>): Promise<void> {
     const wire: Wire = { path: m.path, status: 0, bytesOut: 0 };
+    const caller = callerOf(call);
     try {
-      const answer = await this.pipeline.run(this.callOf(m, call, wire));
+      const answer = await this.pipeline.run(this.callOf(m, call, wire, caller));
       if (answer.kind !== 'stream' && answer.kind !== 'relayStream')
         throw new Error(`unexpected ${answer.kind} answer`);
       const messages: AsyncIterable<Buffer | Message> = answer.kind === 'relayStream' ? answer.messages : answer.events;
@@ -166,8 +203,10 @@ export class GrpcInbound {
         wire.bytesOut += bytes.length;
         if (!call.write(bytes)) await drained(call, 'cancelled');
       }
+      caller.answered = true;
       if (!call.cancelled) call.end();
     } catch (e) {
+      caller.answered = true;
       const status = m.d.error(asA2AError(e));
       wire.status = status.code ?? 2;
       if (!call.cancelled) call.emit('error', status);

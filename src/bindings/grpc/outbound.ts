@@ -65,11 +65,11 @@ export class GrpcUpstream implements UpstreamClient {
   }
 
   /** The call's answer messages, decoded; a status other than OK read by the dialect. */
-  private async *messages(env: Envelope, signal: AbortLike, timeoutMs?: number): AsyncGenerator<AnyResponse> {
+  private async *messages(env: Envelope, signal: AbortLike): AsyncGenerator<AnyResponse> {
     const info = methodOf(env);
     const body = this.dialect.encode(info, env);
     const metadata = upstreamHeaders(env.serviceParameters);
-    const opts = { metadata, maxMessageBytes: this.target.maxResponseBytes, signal, timeoutMs };
+    const opts = { metadata, maxMessageBytes: this.target.maxResponseBytes, signal };
     try {
       for await (const bytes of this.session.call(this.dialect.path(info), body, opts))
         yield decode(this.dialect, info, bytes);
@@ -79,18 +79,24 @@ export class GrpcUpstream implements UpstreamClient {
     }
   }
 
+  /** One answer message, decoded as it arrives (no generators: a unary call is read from its stream's events). */
   async unary(env: Envelope, signal: AbortLike): Promise<AnyResponse> {
     const release = this.upstreams.admit(this.origin, 'unary');
+    const info = methodOf(env);
+    const opts = {
+      metadata: upstreamHeaders(env.serviceParameters),
+      maxMessageBytes: this.target.maxResponseBytes,
+      signal,
+      timeoutMs: this.target.timeoutMs,
+    };
     try {
-      let answer: AnyResponse | undefined;
-      for await (const message of this.messages(env, signal, this.target.timeoutMs)) {
-        if (answer !== undefined)
-          throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream answered a unary call with more than one message');
-        answer = message;
-      }
-      if (answer === undefined)
-        throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream answered a unary call without a message');
-      return answer;
+      const body = this.dialect.encode(info, env);
+      return await this.session.unary(this.dialect.path(info), body, opts, (bytes) =>
+        decode(this.dialect, info, bytes),
+      );
+    } catch (e) {
+      if (e instanceof GrpcStatusError) throw this.dialect.error(info, e.status);
+      throw e;
     } finally {
       release();
     }

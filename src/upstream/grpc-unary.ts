@@ -1,0 +1,90 @@
+// One unary call's answer on its HTTP/2 stream (spec §10; "gRPC over HTTP2"),
+// read from the stream's events — no async iterator, no generator — since a
+// unary answer is one message, bounded by maxResponseBytes: its one message,
+// read by the caller's `read` as it arrives (a second one, a message cut
+// short or refused by `read` ends the call), then its status from the
+// trailers (or a trailers-only answer, a non-200 HTTP status, the
+// transport). The deadline and the caller's signal reset the stream (CANCEL).
+import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
+import { A2AError } from '../errors/a2a-error.js';
+import { GRPC_CODES } from '../errors/catalogue.js';
+import { transportError, type SessionState } from './grpc-failures.js';
+import { GrpcMessageReader, grpcStatus, GrpcStatusError, refusedHead, statusOf } from './grpc-messages.js';
+import type { GrpcCallOptions } from './grpc-session.js';
+
+/** The stream's readable side closed before its end (as an async iterator reports it). */
+const prematureClose = (): Error => Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+
+/** Sends `frame` on `stream` (just opened on `conn`) and resolves with `read` of the one answer message. */
+export function unaryAnswer<T>(
+  conn: SessionState,
+  stream: ClientHttp2Stream,
+  frame: Buffer[],
+  opts: GrpcCallOptions,
+  read: (message: Buffer) => T,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    /** Why the gateway ended the call itself (deadline, caller gone, a refused answer). */
+    let ended: Error | undefined;
+    let failed: Error | undefined;
+    let head: IncomingHttpHeaders | undefined;
+    let trailers: IncomingHttpHeaders | undefined;
+    let answer: { value: T } | undefined;
+    const reader = new GrpcMessageReader(opts.maxMessageBytes);
+    const end = (why: Error): void => {
+      ended ??= why;
+      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    };
+    const deadline =
+      opts.timeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () => end(grpcStatus(GRPC_CODES.DEADLINE_EXCEEDED, `upstream did not answer within ${opts.timeoutMs} ms`)),
+            opts.timeoutMs,
+          );
+    const onAbort = (): void => end(grpcStatus(GRPC_CODES.CANCELLED, 'Cancelled on client'));
+    opts.signal.addEventListener('abort', onAbort, { once: true });
+    stream.once('response', (h: IncomingHttpHeaders) => {
+      head = h;
+      const refused = refusedHead(h);
+      if (refused) end(refused);
+    });
+    stream.once('trailers', (t: IncomingHttpHeaders) => (trailers = t));
+    // kept here and read at close, as the stream ends either way
+    stream.on('error', (e: Error) => (failed ??= e));
+    stream.on('data', (chunk: Buffer) => {
+      if (ended) return;
+      try {
+        for (const message of reader.push(chunk)) {
+          if (answer !== undefined)
+            throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream answered a unary call with more than one message');
+          answer = { value: read(message) };
+        }
+      } catch (e) {
+        end(e as Error);
+      }
+    });
+    stream.once('close', () => {
+      clearTimeout(deadline);
+      opts.signal.removeEventListener('abort', onAbort);
+      if (ended) return reject(ended);
+      if (failed || !stream.readableEnded)
+        return reject(transportError(failed ?? prematureClose(), conn, stream, head !== undefined));
+      const status = head && statusOf(head, trailers);
+      // no status: the connection dropped, or the agent reset the stream
+      if (!status)
+        return reject(transportError(new Error('upstream ended the call without a gRPC status'), conn, stream, !!head));
+      if (status.code !== GRPC_CODES.OK) return reject(new GrpcStatusError(status));
+      try {
+        reader.finish();
+      } catch (e) {
+        return reject(e);
+      }
+      if (answer === undefined)
+        return reject(A2AError.of('INVALID_AGENT_RESPONSE', 'upstream answered a unary call without a message'));
+      resolve(answer.value);
+    });
+    for (const chunk of frame.slice(0, -1)) stream.write(chunk);
+    stream.end(frame[frame.length - 1]);
+  });
+}
