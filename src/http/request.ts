@@ -71,19 +71,17 @@ export interface HttpAnswer {
   body?: string | Buffer;
   /** A streamed answer: written as text/event-stream, pulled one frame at a time. */
   sse?: { frames: AsyncIterable<SseFrame>; keepAliveMs: number };
-  /** A relayed upstream answer (pass-through): its head was read, the body is piped as it comes. */
-  relay?: Readable;
+  /** A relayed upstream answer (pass-through): its head was read; its body whole, or piped as it comes. */
+  relay?: Readable | Buffer;
 }
 
-/** A pass-through's answer as the edge writes it: a whole body as it is, a stream piped. */
+/** A pass-through's answer as the edge writes it: the agent's status and passed-back headers, the body as it came. */
 export function relayedAnswer(a: {
   status: number;
   headers: Record<string, string>;
   body: Readable | Buffer;
 }): HttpAnswer {
-  return Buffer.isBuffer(a.body)
-    ? { status: a.status, headers: a.headers, body: a.body }
-    : { status: a.status, headers: a.headers, relay: a.body };
+  return { status: a.status, headers: a.headers, relay: a.body };
 }
 
 export function mediaType(contentType: string | undefined): string {

@@ -7,6 +7,7 @@
 // error given before any route took the call (in the binding the request
 // implies), or a pass-through's body piped with backpressure.
 import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponse } from '../bindings/jsonrpc/wire.js';
 import { matchRestPath } from '../bindings/rest/paths.js';
@@ -76,7 +77,7 @@ function isRestPath(method: string, path: string): boolean {
  * going away ends the other. (stream.pipeline would do the same but builds
  * and aborts an AbortController per call, a measurable cost here.)
  */
-export function relay(body: NonNullable<HttpAnswer['relay']>, res: ServerResponse, wire: Wire): Promise<void> {
+export function relay(body: Readable, res: ServerResponse, wire: Wire): Promise<void> {
   body.on('data', (chunk: Buffer) => (wire.bytesOut += chunk.length));
   return new Promise((resolve) => {
     const done = (): void => {

@@ -247,8 +247,16 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
         : await rest.handle(call, group, generation);
       const requestId = { 'x-request-id': call.requestId, ...cors };
       if (answer.relay) {
+        // written as the agent sent it (status and passed-back headers untouched by fastify's defaults)
         reply.hijack();
         wire.status = answer.status;
+        if (Buffer.isBuffer(answer.relay)) {
+          wire.bytesOut = answer.relay.length;
+          const length = String(answer.relay.length);
+          reply.raw.writeHead(answer.status, { ...answer.headers, ...requestId, 'content-length': length });
+          reply.raw.end(answer.relay);
+          return reply;
+        }
         reply.raw.writeHead(answer.status, { ...answer.headers, ...requestId });
         // an SSE answer's headers go out now; any other answer's go with its body (one write, not two)
         if (isEventStream(answer.headers['content-type'] ?? '')) reply.raw.flushHeaders();

@@ -169,7 +169,8 @@ function dispatched(
         complete = true;
         if (stream) return void stream.destroy(transportFailure(e, signal, false, 'body', target.route.timeoutMs));
         done();
-        reject(transportFailure(e, signal, false, 'request', target.route.timeoutMs));
+        // after the head the agent has the request: its answer broke off (no reset before sending, no resend)
+        reject(transportFailure(e, signal, false, status === 0 ? 'request' : 'body', target.route.timeoutMs));
       },
     });
   });

@@ -1,7 +1,10 @@
 // How an HTTP pass-through relays a unary answer (upstream/http-forward.ts):
 // a small answer of declared length comes back whole, a large or unsized one
 // is piped as it comes; either way the caller gets the agent's bytes, status
-// and content type as they were sent. A caller that goes away in the middle
+// and content type as they were sent (none, or one fastify would not take,
+// included). An answer that breaks off after its head is the agent's
+// connection dropped mid-answer (not a reset before the request was
+// delivered). A caller that goes away in the middle
 // of a piped answer drops the agent's answer too, and the call's unit of the
 // origin's budget comes back (with a budget of one call, the next call goes
 // through).
@@ -48,6 +51,16 @@ const agent = await brokenHttp((req, res) => {
     const body = JSON.parse(Buffer.concat(chunks).toString()) as { params: { id: string } };
     const which = body.params.id;
     if (which === 'endless') return endless(res);
+    if (which === 'untyped' || which === 'odd-type') {
+      // no content type, or one that is no type/subtype; and a 2xx status fastify's reply would not take as it is
+      const head = which === 'untyped' ? {} : { 'content-type': 'json' };
+      return void res.writeHead(299, head).end('{"jsonrpc":"2.0","id":1,"result":{}}');
+    }
+    if (which === 'cut') {
+      // a head that promises 100 bytes, 40 of them, then the connection closes
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      return void res.write('{"jsonrpc":"2.0","id":1,"result":{"id":"', () => res.socket?.destroy());
+    }
     const text = sent.get(which)!;
     if (which === 'chunked') {
       // no content-length: the answer comes in pieces (chunked transfer coding)
@@ -89,6 +102,25 @@ t.test('each answer comes back as the agent sent it, whole or piped', async (t) 
     t.equal(res.headers['x-agent'], undefined, `${which}: other agent headers stay behind`);
     t.ok(res.headers['x-request-id'], `${which}: the gateway's request id`);
   }
+});
+
+t.test("an answer's head is the agent's: no content type, or one fastify would not take, and a 299", async (t) => {
+  for (const [which, type] of [
+    ['untyped', undefined],
+    ['odd-type', 'json'],
+  ] as const) {
+    const res = await call(which);
+    t.equal(res.statusCode, 299, `${which}: the agent's status`);
+    t.equal(res.headers['content-type'], type, `${which}: the agent's content type as sent`);
+    t.equal(await res.body.text(), '{"jsonrpc":"2.0","id":1,"result":{}}', `${which}: its bytes`);
+  }
+});
+
+t.test('an answer that breaks off after its head: the agent dropped the connection mid-answer', async (t) => {
+  const res = await call('cut');
+  const body = (await res.body.json()) as { error: { message: string } };
+  t.ok(body.error, 'a JSON-RPC error');
+  t.match(body.error.message, /dropped mid-stream/, 'not "unreachable": the agent had the request');
 });
 
 t.test('a caller gone mid-answer drops the agent answer and frees its budget', async (t) => {
