@@ -6,6 +6,7 @@
 import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { GRPC_CODES } from '../errors/catalogue.js';
 import { isTlsFailure } from '../tls/upstream-tls.js';
+import type { AbortLike } from '../util/call-signal.js';
 import { fromRstCode, grpcStatus, type GrpcStatusError } from './grpc-messages.js';
 
 /** The HTTP/2 session a call went on, and why it failed if it did. */
@@ -48,4 +49,25 @@ export function connectionError(e: unknown, conn: SessionState, refused: boolean
     : grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream connection dropped: ${text}`);
   err.unprocessed = refused;
   return err;
+}
+
+/** Ends a call (through `end`) at its deadline or when its caller goes away; returns what stops watching. */
+export function endAtDeadlineOrAbort(
+  opts: { timeoutMs?: number | undefined; signal: AbortLike },
+  end: (why: GrpcStatusError) => void,
+): () => void {
+  const { timeoutMs, signal } = opts;
+  const deadline =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(
+          () => end(grpcStatus(GRPC_CODES.DEADLINE_EXCEEDED, `upstream did not answer within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+  const onAbort = (): void => end(grpcStatus(GRPC_CODES.CANCELLED, 'Cancelled on client'));
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => {
+    clearTimeout(deadline);
+    signal.removeEventListener('abort', onAbort);
+  };
 }

@@ -16,7 +16,7 @@ import type { UpstreamTls } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { GRPC_CODES } from '../errors/catalogue.js';
 import { undiciConnect } from '../tls/upstream-tls.js';
-import { connectionError, transportError, type SessionState } from './grpc-failures.js';
+import { connectionError, endAtDeadlineOrAbort, transportError, type SessionState } from './grpc-failures.js';
 import {
   framed,
   GrpcMessageReader,
@@ -228,15 +228,7 @@ export class GrpcSession {
       if (refused) end(refused);
     });
     stream.once('trailers', (t) => (trailers = t));
-    const deadline =
-      opts.timeoutMs === undefined
-        ? undefined
-        : setTimeout(
-            () => end(grpcStatus(GRPC_CODES.DEADLINE_EXCEEDED, `upstream did not answer within ${opts.timeoutMs} ms`)),
-            opts.timeoutMs,
-          );
-    const onAbort = (): void => end(grpcStatus(GRPC_CODES.CANCELLED, 'Cancelled on client'));
-    opts.signal.addEventListener('abort', onAbort, { once: true });
+    const unwatch = endAtDeadlineOrAbort(opts, end);
     for (const chunk of frame.slice(0, -1)) stream.write(chunk);
     stream.end(frame[frame.length - 1]);
     const reader = new GrpcMessageReader(opts.maxMessageBytes);
@@ -268,8 +260,7 @@ export class GrpcSession {
       if (status.code !== GRPC_CODES.OK) throw new GrpcStatusError(status);
       reader.finish();
     } finally {
-      clearTimeout(deadline);
-      opts.signal.removeEventListener('abort', onAbort);
+      unwatch();
       if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
     }
   }

@@ -8,8 +8,8 @@
 import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import { A2AError } from '../errors/a2a-error.js';
 import { GRPC_CODES } from '../errors/catalogue.js';
-import { transportError, type SessionState } from './grpc-failures.js';
-import { GrpcMessageReader, grpcStatus, GrpcStatusError, refusedHead, statusOf } from './grpc-messages.js';
+import { endAtDeadlineOrAbort, transportError, type SessionState } from './grpc-failures.js';
+import { GrpcMessageReader, GrpcStatusError, refusedHead, statusOf } from './grpc-messages.js';
 import type { GrpcCallOptions } from './grpc-session.js';
 
 /** The stream's readable side closed before its end (as an async iterator reports it). */
@@ -35,15 +35,7 @@ export function unaryAnswer<T>(
       ended ??= why;
       if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
     };
-    const deadline =
-      opts.timeoutMs === undefined
-        ? undefined
-        : setTimeout(
-            () => end(grpcStatus(GRPC_CODES.DEADLINE_EXCEEDED, `upstream did not answer within ${opts.timeoutMs} ms`)),
-            opts.timeoutMs,
-          );
-    const onAbort = (): void => end(grpcStatus(GRPC_CODES.CANCELLED, 'Cancelled on client'));
-    opts.signal.addEventListener('abort', onAbort, { once: true });
+    const unwatch = endAtDeadlineOrAbort(opts, end);
     stream.once('response', (h: IncomingHttpHeaders) => {
       head = h;
       const refused = refusedHead(h);
@@ -65,8 +57,7 @@ export function unaryAnswer<T>(
       }
     });
     stream.once('close', () => {
-      clearTimeout(deadline);
-      opts.signal.removeEventListener('abort', onAbort);
+      unwatch();
       if (ended) return reject(ended);
       if (failed || !stream.readableEnded)
         return reject(transportError(failed ?? prematureClose(), conn, stream, head !== undefined));
