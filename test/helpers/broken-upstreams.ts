@@ -21,6 +21,22 @@ export async function refusedPort(): Promise<number> {
   return port;
 }
 
+/** A JSON-RPC request as a test agent reads it (the task id a GetTask names picks what it answers). */
+export interface JsonRpcRequestBody {
+  id: unknown;
+  params: { id: string };
+}
+
+/** An HTTP agent that reads each POST's JSON body and hands it to `answer` (GET: 404). */
+export function jsonRpcAgent(answer: (body: JsonRpcRequestBody, res: ServerResponse) => void): Promise<Broken> {
+  return brokenHttp((req, res) => {
+    if (req.method === 'GET') return void res.writeHead(404).end();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => answer(JSON.parse(Buffer.concat(chunks).toString()) as JsonRpcRequestBody, res));
+  });
+}
+
 export async function brokenHttp(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Broken> {
   const sockets = new Set<Socket>();
   const server: Server = createServer(handler);

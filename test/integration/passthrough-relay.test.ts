@@ -13,7 +13,7 @@ import t from 'tap';
 import { request } from 'undici';
 import { DEFAULT_LIMITS } from '../../src/config/types.js';
 import { startGateway } from '../../src/server/gateway.js';
-import { brokenHttp } from '../helpers/broken-upstreams.js';
+import { jsonRpcAgent } from '../helpers/broken-upstreams.js';
 import { gatewayConfig } from '../helpers/harness.js';
 
 /** A JSON-RPC answer whose task id is `size` bytes of `fill`. */
@@ -43,35 +43,29 @@ const sent = new Map<string, string>([
   ['error', '{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}'],
 ]);
 
-const agent = await brokenHttp((req, res) => {
-  if (req.method === 'GET') return void res.writeHead(404).end();
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as { params: { id: string } };
-    const which = body.params.id;
-    if (which === 'endless') return endless(res);
-    if (which === 'untyped' || which === 'odd-type') {
-      // no content type, or one that is no type/subtype; and a 2xx status fastify's reply would not take as it is
-      const head = which === 'untyped' ? {} : { 'content-type': 'json' };
-      return void res.writeHead(299, head).end('{"jsonrpc":"2.0","id":1,"result":{}}');
-    }
-    if (which === 'cut') {
-      // a head that promises 100 bytes, 40 of them, then the connection closes
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
-      return void res.write('{"jsonrpc":"2.0","id":1,"result":{"id":"', () => res.socket?.destroy());
-    }
-    const text = sent.get(which)!;
-    if (which === 'chunked') {
-      // no content-length: the answer comes in pieces (chunked transfer coding)
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-agent': 'kept out' });
-      res.write(text.slice(0, 50));
-      res.write(text.slice(50, 120));
-      return void res.end(text.slice(120));
-    }
-    res.writeHead(which === 'error' ? 404 : 200, { 'content-type': 'application/json', etag: `"${which}"` });
-    res.end(text);
-  });
+const agent = await jsonRpcAgent((body, res) => {
+  const which = body.params.id;
+  if (which === 'endless') return endless(res);
+  if (which === 'untyped' || which === 'odd-type') {
+    // no content type, or one that is no type/subtype; and a 2xx status fastify's reply would not take as it is
+    const head = which === 'untyped' ? {} : { 'content-type': 'json' };
+    return void res.writeHead(299, head).end('{"jsonrpc":"2.0","id":1,"result":{}}');
+  }
+  if (which === 'cut') {
+    // a head that promises 100 bytes, 40 of them, then the connection closes
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+    return void res.write('{"jsonrpc":"2.0","id":1,"result":{"id":"', () => res.socket?.destroy());
+  }
+  const text = sent.get(which)!;
+  if (which === 'chunked') {
+    // no content-length: the answer comes in pieces (chunked transfer coding)
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-agent': 'kept out' });
+    res.write(text.slice(0, 50));
+    res.write(text.slice(50, 120));
+    return void res.end(text.slice(120));
+  }
+  res.writeHead(which === 'error' ? 404 : 200, { 'content-type': 'application/json', etag: `"${which}"` });
+  res.end(text);
 });
 
 const gw = await startGateway(

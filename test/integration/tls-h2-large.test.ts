@@ -9,7 +9,7 @@ import { connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:h
 import { join } from 'node:path';
 import t from 'tap';
 import { startGateway } from '../../src/server/gateway.js';
-import { brokenHttp } from '../helpers/broken-upstreams.js';
+import { jsonRpcAgent } from '../helpers/broken-upstreams.js';
 import { gatewayConfig } from '../helpers/harness.js';
 
 const FIX = new URL('../fixtures/tls/', import.meta.url).pathname;
@@ -28,15 +28,9 @@ const taskAnswer = (id: unknown, size: number): string =>
     },
   });
 
-const agent = await brokenHttp((req, res) => {
-  if (req.method === 'GET') return void res.writeHead(404).end();
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as { id: unknown; params: { id: string } };
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(taskAnswer(body.id, body.params.id === 'big' ? BIG : 10));
-  });
+const agent = await jsonRpcAgent((body, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(taskAnswer(body.id, body.params.id === 'big' ? BIG : 10));
 });
 const gw = await startGateway(
   gatewayConfig([{ name: 'r', upstream: { url: agent.url, binding: 'JSONRPC' }, maxResponseBytes: 32 * 1024 * 1024 }], {

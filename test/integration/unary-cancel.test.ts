@@ -7,7 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import t from 'tap';
 import { request } from 'undici';
 import { startGateway } from '../../src/server/gateway.js';
-import { brokenHttp } from '../helpers/broken-upstreams.js';
+import { jsonRpcAgent } from '../helpers/broken-upstreams.js';
 import { requestBytes } from '../helpers/codec.js';
 import { gatewayConfig } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
@@ -15,22 +15,16 @@ import { waitFor } from '../helpers/wait.js';
 /** Requests the agent holds (it answers only "quick"), and how many it saw dropped by the gateway. */
 const held = new Set<ServerResponse>();
 let dropped = 0;
-const agent = await brokenHttp((req, res) => {
-  if (req.method === 'GET') return void res.writeHead(404).end();
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as { id: unknown; params: { id: string } };
-    if (body.params.id === 'quick') {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      const task = { id: 'quick', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } };
-      return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: task }));
-    }
-    held.add(res);
-    res.on('close', () => {
-      held.delete(res);
-      dropped++;
-    });
+const agent = await jsonRpcAgent((body, res) => {
+  if (body.params.id === 'quick') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const task = { id: 'quick', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } };
+    return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: task }));
+  }
+  held.add(res);
+  res.on('close', () => {
+    held.delete(res);
+    dropped++;
   });
 });
 const gw = await startGateway(
