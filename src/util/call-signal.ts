@@ -13,6 +13,12 @@ export interface AbortLike {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
+/** Runs `fn` once the call is aborted: at once when it already is (a listener added then would never run). */
+export function whenAborted(signal: AbortLike, fn: () => void): void {
+  if (signal.aborted) fn();
+  else signal.addEventListener('abort', fn, { once: true });
+}
+
 export class CallSignal implements AbortLike {
   #aborted = false;
   #listeners: Array<() => void> | undefined;

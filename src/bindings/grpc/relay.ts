@@ -9,6 +9,7 @@ import type { Answer, RelayTarget } from '../../pipeline/call.js';
 import { grpcAddress } from '../../upstream/grpc-session.js';
 import { identity } from './service.js';
 import { fromServiceError, transportStatus } from './status.js';
+import { whenAborted } from '../../util/call-signal.js';
 
 /** The upstream's own status, kept for the caller as it came (grpc-js's own transport status is not the agent's). */
 function relayed(e: grpc.ServiceError): A2AError {
@@ -30,7 +31,7 @@ export function relay(path: string, streaming: boolean, bytes: Buffer, target: R
   if (streaming) {
     const call = channel.makeServerStreamRequest<Buffer, Buffer>(path, identity, identity, bytes, md, {});
     call.once('status', release);
-    target.signal.addEventListener('abort', () => call.cancel(), { once: true });
+    whenAborted(target.signal, () => call.cancel());
     async function* messages(): AsyncGenerator<Buffer> {
       try {
         for await (const m of call as AsyncIterable<Buffer>) yield m;
@@ -56,6 +57,6 @@ export function relay(path: string, streaming: boolean, bytes: Buffer, target: R
         else resolve({ kind: 'relayUnary', bytes: value ?? Buffer.alloc(0) });
       },
     );
-    target.signal.addEventListener('abort', () => call.cancel(), { once: true });
+    whenAborted(target.signal, () => call.cancel());
   });
 }

@@ -19,6 +19,7 @@ import type { StreamResponse } from '../../gen/a2a_pb.js';
 import type { Metrics } from '../../ops/metrics.js';
 import { isRelay, type Answer, type Call } from '../call.js';
 import type { Handler } from '../stage.js';
+import { whenAborted } from '../../util/call-signal.js';
 
 /** The envelope as this interface gets it: tenant by the route's policy, the interface's version. */
 function forInterface(env: Envelope, route: RouteConfig, to: ResolvedUpstream): Envelope {
@@ -107,8 +108,9 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
     const abort = new AbortController();
     setMaxListeners(0, abort.signal);
     const stop = (): void => abort.abort();
-    call.signal.addEventListener('abort', stop, { once: true });
-    shutdown.addEventListener('abort', stop, { once: true });
+    // a caller gone (or a drain begun) while the call waited in an earlier stage stops the stream at once
+    whenAborted(call.signal, stop);
+    whenAborted(shutdown, stop);
     const release = (): void => {
       call.signal.removeEventListener('abort', stop);
       shutdown.removeEventListener('abort', stop);
