@@ -201,12 +201,13 @@ export async function main(
   }
   // Asynchronous log writes: one line per call must not block the event loop on stdout.
   // Loaded only to serve: --help, --version and check answer without the servers' modules.
-  const [{ pino }, grpc, { REDACT_PATHS, startGateway }, { flushThenExit, installLifecycle }] = await Promise.all([
-    import('pino'),
-    import('@grpc/grpc-js'),
-    import('../server/gateway.js'),
-    import('../ops/lifecycle.js'),
-  ]);
+  const [{ pino }, grpc, { REDACT_PATHS, startGateway }, { flushThenExit, holdSignals, installLifecycle }] =
+    await Promise.all([
+      import('pino'),
+      import('@grpc/grpc-js'),
+      import('../server/gateway.js'),
+      import('../ops/lifecycle.js'),
+    ]);
   const config = adjust(parsed.config);
   // The call lines are buffered and written per 8 KiB, or every second (as Envoy flushes its access log): one
   // asynchronous write per call cost each call a thread-pool write and a wake-up of the event loop. Every other
@@ -235,6 +236,8 @@ export async function main(
     debug: (m: unknown, ...p: unknown[]) => grpcLog.debug(format(m, ...p)),
   });
   let gateway: RunningGateway;
+  // a signal while the gateway starts is handled once the lifecycle is installed (not Node's default exit)
+  const signals = holdSignals();
   try {
     gateway = await startGateway(config, log, { accessLog });
   } catch (e) {
@@ -246,5 +249,6 @@ export async function main(
     return undefined;
   }
   installLifecycle(gateway, log, config.shutdownGraceMs, parsed.configFile, dest, parsed.overrides);
+  signals.release();
   return gateway;
 }

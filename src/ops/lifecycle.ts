@@ -3,10 +3,27 @@
 // 0 (a repeated SIGTERM is ignored, a second SIGINT exits at once); SIGHUP or a change of the config file (config-watch.ts: atomic replaces
 // and Kubernetes ConfigMap swaps included) reloads it — a valid file swaps the
 // routes, an invalid one is logged with every problem and the old config stays.
+// A SIGTERM or SIGINT that comes while the gateway starts (its listening line
+// is out before the lifecycle is installed) is held, then handled as usual.
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/types.js';
 import type { RunningGateway } from '../server/gateway.js';
 import { ConfigWatch } from './config-watch.js';
+
+/** Holds SIGTERM and SIGINT until `release()`, which raises the ones that came again (for installLifecycle's handlers). */
+export function holdSignals(): { release(): void } {
+  const held = new Set<NodeJS.Signals>();
+  const hold = (signal: NodeJS.Signals): void => void held.add(signal);
+  process.on('SIGTERM', hold);
+  process.on('SIGINT', hold);
+  return {
+    release() {
+      process.off('SIGTERM', hold);
+      process.off('SIGINT', hold);
+      for (const signal of held) process.emit(signal, signal);
+    },
+  };
+}
 
 /** The log's destination (pino.destination()): its synchronous flush runs again at process exit. */
 interface LogDestination {
