@@ -1,16 +1,27 @@
-// The operations endpoints: `GET /healthz` (alive), `GET /readyz` (200 or 503
-// with the routes that are not ready, as JSON) and `GET /metrics`
-// (Prometheus text). All three on the admin listener when `admin:` is
-// configured; without it the probes share the public HTTP listener and
-// /metrics is not served at all (it would tell the world the routes and load).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// The admin listener (fastify, plain HTTP, `admin:` in the config): the
+// operations endpoints `GET /healthz`, `GET /readyz` and `GET /metrics`
+// (server/probes.ts), and the admin console that gateway.ts adds to it. Loaded
+// only when an admin listener is configured; without one the public HTTP
+// listener answers the two probes and /metrics is not served at all (it
+// would tell the world the routes and load).
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { Health } from '../ops/health.js';
 import type { Metrics } from '../ops/metrics.js';
+import { probeAnswer } from './probes.js';
 
-export function addAdminRoutes(app: FastifyInstance, health: Health, metrics: Metrics | undefined, log: Logger): void {
+export function buildAdminListener(health: Health, metrics: Metrics, log: Logger): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    // probes log their own line, at debug (below)
+    logController: new LogController({ disableRequestLogging: true }),
+  }) as unknown as FastifyInstance;
   // probes and scrapes: one line each in the access log's shape, at debug (they come every few seconds)
-  const onResponse = (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+  const onResponse = (
+    req: { id: unknown; url: string; socket: { remoteAddress?: string } },
+    reply: FastifyReply,
+    done: () => void,
+  ): void => {
     log.debug(
       {
         requestId: String(req.id),
@@ -23,18 +34,10 @@ export function addAdminRoutes(app: FastifyInstance, health: Health, metrics: Me
     );
     done();
   };
-  app.get('/healthz', { onResponse }, async (_req, reply) =>
-    reply.code(200).header('content-type', 'application/json').send('{"status":"ok"}'),
-  );
-  app.get('/readyz', { onResponse }, async (_req, reply) => {
-    const r = await health.readiness();
-    return reply
-      .code(r.ready ? 200 : 503)
-      .header('content-type', 'application/json')
-      .send(JSON.stringify(r));
-  });
-  if (metrics)
-    app.get('/metrics', { onResponse }, async (_req, reply) =>
-      reply.header('content-type', metrics.registry.contentType).send(await metrics.text()),
-    );
+  for (const path of ['/healthz', '/readyz', '/metrics'])
+    app.get(path, { onResponse }, async (_req, reply) => {
+      const a = (await probeAnswer(path, health, metrics))!;
+      return reply.code(a.status).headers(a.headers).send(a.body);
+    });
+  return app;
 }

@@ -10,7 +10,7 @@
 // after the grace period).
 import '../util/base64.js'; // before @bufbuild/protobuf loads
 import * as grpc from '@grpc/grpc-js';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { GrpcInbound } from '../bindings/grpc/inbound.js';
 import { GrpcUpstream } from '../bindings/grpc/outbound.js';
@@ -40,7 +40,6 @@ import type { Tracing } from '../ops/tracing.js';
 import { Pipeline } from '../pipeline/pipeline.js';
 import { RouteTable } from '../routing/generation.js';
 import { UpstreamRegistry, type ClientFactories } from '../upstream/registry.js';
-import { addAdminRoutes } from './admin.js';
 import { ListenerCertificates } from '../tls/listener-certificates.js';
 import { trackConnections } from './connections.js';
 import { buildHttpServer } from './http.js';
@@ -96,7 +95,7 @@ export function hostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-async function listen(app: FastifyInstance, host: string, port: number): Promise<number> {
+async function listenAdmin(app: FastifyInstance, host: string, port: number): Promise<number> {
   await app.listen({ host, port });
   const address = app.server.address();
   return typeof address === 'object' && address ? address.port : port;
@@ -186,20 +185,22 @@ export async function startGateway(
     certificates?.grpcCredentials() ?? grpc.ServerCredentials.createInsecure(),
   );
 
-  const app = buildHttpServer({ table, pipeline, cards, logger: log, tls: certificates });
+  // without an admin listener the public one answers the probes; /metrics only on an admin listener
+  const app = buildHttpServer({
+    table,
+    pipeline,
+    cards,
+    logger: log,
+    tls: certificates,
+    probes: config.admin ? undefined : health,
+  });
   const connections = trackConnections(app.server);
+  // fastify and the console (pages, assets, try-it clients) are loaded only for an admin listener
   const admin: FastifyInstance | undefined = config.admin
-    ? Fastify({
-        loggerInstance: log as FastifyBaseLogger,
-        // probes log their own line, at debug (admin.ts)
-        logController: new LogController({ disableRequestLogging: true }),
-      })
+    ? (await import('./admin.js')).buildAdminListener(health, metrics, log)
     : undefined;
-  // /metrics only on an admin listener: never on the public port.
-  addAdminRoutes(admin ?? app, health, admin ? metrics : undefined, log);
   let adminConsole: { close(): void } | undefined;
   if (admin) {
-    // the console (pages, assets, try-it clients) is loaded only for an admin listener
     const [{ addConsole }, { TrafficSampler }] = await Promise.all([
       import('../admin/console.js'),
       import('../admin/traffic.js'),
@@ -219,8 +220,8 @@ export async function startGateway(
       }),
     });
   }
-  ports.http = await listen(app, config.host, config.httpPort);
-  const adminPort = admin && config.admin ? await listen(admin, config.admin.host, config.admin.port) : undefined;
+  ports.http = await app.listen(config.host, config.httpPort);
+  const adminPort = admin && config.admin ? await listenAdmin(admin, config.admin.host, config.admin.port) : undefined;
   ports.admin = adminPort;
   health.start();
   checker.watch(config.routes);

@@ -6,9 +6,8 @@
 // route's root, §11 REST paths) — and how an answer is written: a body, an
 // error given before any route took the call (in the binding the request
 // implies), or a pass-through's body piped with backpressure.
-import type { ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponse } from '../bindings/jsonrpc/wire.js';
 import { matchRestPath } from '../bindings/rest/paths.js';
 import { restError } from '../bindings/rest/inbound.js';
@@ -16,17 +15,18 @@ import { A2AError } from '../errors/a2a-error.js';
 import { errorHeaders } from '../http/error-headers.js';
 import type { HttpAnswer, Wire } from '../http/request.js';
 import { canonicalPath, hasDotSegment, isAuthority } from '../routing/canonical.js';
+import type { EdgeRequest, EdgeResponse } from './http-listener.js';
 
 /** Host header, or the h2 :authority pseudo-header. */
-export function hostOf(req: FastifyRequest): string | undefined {
+export function hostOf(req: { headers: IncomingHttpHeaders }): string | undefined {
   const h = req.headers.host ?? req.headers[':authority'];
   return Array.isArray(h) ? h[0] : h;
 }
 
 /** The socket that carries the request: an h2 stream's session socket, or the HTTP/1.1 socket. */
-export function tlsSocketOf(req: FastifyRequest): unknown {
-  const raw = req.raw as { stream?: { session?: { socket?: unknown } } };
-  return raw.stream?.session?.socket ?? req.raw.socket;
+export function tlsSocketOf(req: EdgeRequest): unknown {
+  const h2 = req as { stream?: { session?: { socket?: unknown } } };
+  return h2.stream?.session?.socket ?? req.socket;
 }
 
 /** The path in its canonical form (routing/canonical.ts) and the query. */
@@ -44,6 +44,7 @@ export function splitUrl(url: string): { path: string; query: URLSearchParams } 
  */
 export function originForm(req: { url?: string; headers: Record<string, unknown> }): string {
   const url = req.url ?? '/';
+  if (url.startsWith('/')) return url;
   const m = /^https?:\/\/([^/?#]*)(.*)$/i.exec(url);
   if (!m) return url;
   req.headers.host = m[1];
@@ -93,13 +94,35 @@ export function relay(body: Readable, res: ServerResponse, wire: Wire): Promise<
   });
 }
 
-export function send(reply: FastifyReply, a: HttpAnswer, wire?: Wire): FastifyReply {
+/** An answer written whole, with its length (none on a 204 or 304); a HEAD request gets its head only. */
+export function send(res: EdgeResponse, a: HttpAnswer, wire?: Wire): void {
+  const length = a.body === undefined ? 0 : Buffer.byteLength(a.body);
   if (wire) {
     wire.status = a.status;
-    wire.bytesOut = a.body === undefined ? 0 : Buffer.byteLength(a.body);
+    wire.bytesOut = length;
   }
-  reply.code(a.status).headers(a.headers);
-  return a.body === undefined ? reply.send() : reply.send(a.body);
+  if (a.status !== 204 && a.status !== 304) res.setHeader('content-length', length);
+  const raw = res as ServerResponse;
+  raw.writeHead(a.status, a.headers);
+  if (a.body === undefined) raw.end();
+  else if (length > H2_CHUNK && 'stream' in res) writeInChunks(res, Buffer.from(a.body));
+  else raw.end(a.body);
+}
+
+/** What an h2 answer is written in at a time (as fastify does): a whole large body queued at once counts against Node's session memory cap, and the session then refuses the caller's other streams (ENHANCE_YOUR_CALM). */
+const H2_CHUNK = 64 * 1024;
+
+function writeInChunks(res: EdgeResponse, body: Buffer): void {
+  let offset = 0;
+  const next = (): void => {
+    while (offset < body.length) {
+      if (res.destroyed || res.writableEnded) return;
+      const chunk = body.subarray(offset, (offset += H2_CHUNK));
+      if (!(res as ServerResponse).write(chunk)) return void res.once('drain', next);
+    }
+    res.end();
+  };
+  next();
 }
 
 /**

@@ -4,12 +4,14 @@
 // answered; only when the grace period is over do open streams end with
 // SHUTTING_DOWN. The upstream answers when the test releases it, so nothing
 // here waits on a clock.
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
-import { brokenHttp } from '../helpers/broken-upstreams.js';
+import { brokenHttp, jsonRpcAgent } from '../helpers/broken-upstreams.js';
 import { CALLERS, gatewayConfig, userMessage } from '../helpers/harness.js';
 import { STREAM_CALLERS } from '../helpers/streams.js';
 
@@ -87,3 +89,61 @@ t.test('streams still open when the grace period ends get SHUTTING_DOWN', async 
     'the stream ended with SHUTTING_DOWN in its own binding',
   );
 });
+
+t.test(
+  'a request that comes on a kept-alive connection after the drain began is SHUTTING_DOWN, and the connection closes',
+  async (tt) => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let arrived!: () => void;
+    const inFlight = new Promise<void>((r) => (arrived = r));
+    const agent = await jsonRpcAgent((body, res) => {
+      arrived();
+      void released.then(() =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: body.id,
+            result: { task: { id: 't-1', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } },
+          }),
+        ),
+      );
+    });
+    const gw = await startGateway(
+      gatewayConfig([{ name: 'r', upstream: { url: agent.url, binding: 'JSONRPC' } }]),
+      pino({ level: 'silent' }),
+    );
+    tt.teardown(async () => {
+      await gw.close();
+      await agent.close();
+    });
+    const socket = connect(gw.httpPort, '127.0.0.1');
+    let got = '';
+    socket.on('data', (d: Buffer) => (got += d.toString()));
+    const ended = once(socket, 'close');
+    const post = (id: number, method: string, params: object): string => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+      const head = `POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\na2a-version: 1.0\r\n`;
+      return `${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    };
+    socket.write(post(1, 'SendMessage', { message: userMessage('first') }));
+    await inFlight;
+    const drained = gw.drain(60_000);
+    // the second request on the same connection, after the listener began to close
+    socket.write(post(2, 'GetTask', { id: 't-1' }));
+    release();
+    await ended;
+    await drained;
+    const answers = got.split(/(?=HTTP\/1\.1 )/);
+    tt.equal(answers.length, 2, 'two answers on the connection, then it closed');
+    tt.match(answers[0], /^HTTP\/1\.1 200 /, 'the call in flight was answered');
+    tt.match(answers[1], /^HTTP\/1\.1 503 /, 'the late one: 503');
+    tt.match(answers[1], /\r\nconnection: close\r\n/i, 'with Connection: close');
+    const error = JSON.parse(answers[1]!.slice(answers[1]!.indexOf('\r\n\r\n') + 4)) as {
+      id: unknown;
+      error: { code: number; data?: Array<{ reason?: string }> };
+    };
+    tt.equal(error.error.code, -32063, 'a JSON-RPC error in the caller binding: SHUTTING_DOWN');
+    tt.equal(error.error.data?.find((d) => d.reason)?.reason, 'SHUTTING_DOWN');
+  },
+);

@@ -1,5 +1,5 @@
 // What a gateway loads before anyone uses a feature (issue 11, idle memory):
-// the built CLI with one route, no admin listener, authentication, rate
+// the built CLI with one route, no admin listener (nor fastify, its framework), authentication, rate
 // limits or card signatures, and gRPC health and reflection on (the default),
 // loads none of the libraries only those features use — each would keep its
 // code and parsed protos in memory for the life of the process — and a call
@@ -46,6 +46,9 @@ const FEATURE_ONLY = [
   '/node_modules/rate-limiter-flexible/',
   '/node_modules/jose/',
   '/dist/admin/console.js',
+  // the admin listener's framework: the public listener is node:http
+  '/node_modules/fastify/',
+  '/dist/server/admin.js',
 ];
 
 const agent = await startEchoAgent({ bindings: ['JSONRPC'] });

@@ -1,0 +1,117 @@
+// The public HTTP listener's server (node:http, or with listen.tls node:http2's
+// secure server taking h2 and HTTP/1.1 by ALPN, §7.1): its connection
+// timeouts as nginx names them (keepalive_timeout, client_header_timeout;
+// an h2 session idle that long is closed), the answer to a request Node's
+// parser refuses before any handler sees it (bad framing, CR/LF in a header,
+// headers over 16 KiB, headers too slow: the binding is unknown then, so the
+// REST error form), listen and close. Closing stops accepting, closes idle
+// connections and marks the listener closing: a request that still comes on a
+// kept-alive connection is answered SHUTTING_DOWN (server/http.ts) with
+// `Connection: close`. The request handler is server/http.ts.
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createSecureServer,
+  type Http2SecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+} from 'node:http2';
+import type { Socket } from 'node:net';
+import { errorBody } from '../bindings/rest/wire.js';
+import type { GatewayLimits } from '../config/types.js';
+import { A2AError } from '../errors/a2a-error.js';
+import type { ListenerCertificates } from '../tls/listener-certificates.js';
+
+export type EdgeRequest = IncomingMessage | Http2ServerRequest;
+export type EdgeResponse = ServerResponse | Http2ServerResponse;
+
+export interface HttpListener {
+  readonly server: Server | Http2SecureServer;
+  /** True once close() was called. */
+  readonly closing: boolean;
+  /** Listens on host:port (0: a free one); the port. */
+  listen(host: string, port: number): Promise<number>;
+  /** Stops accepting and closes idle connections; resolves when every connection has ended. */
+  close(): Promise<void>;
+}
+
+export function createHttpListener(
+  handler: (req: EdgeRequest, res: EdgeResponse) => void,
+  limits: GatewayLimits,
+  tls: ListenerCertificates | undefined,
+): HttpListener {
+  let server: Server | Http2SecureServer;
+  if (tls) {
+    const secure = createSecureServer(tls.httpsOptions(), handler);
+    // an h2 session with no stream open this long is closed (nginx keepalive_timeout)
+    secure.on('session', (session) => session.setTimeout(limits.idleTimeoutMs, () => session.close()));
+    // HTTP/1.1 over TLS gets the plain listener's timeouts (Node reads them from the server per connection)
+    Object.assign(secure, {
+      keepAliveTimeout: limits.idleTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: 0,
+    });
+    tls.track(secure);
+    server = secure;
+  } else {
+    const plain = createServer(
+      {
+        headersTimeout: limits.headersTimeoutMs,
+        // a request's headers are checked a few times per timeout (Node checks every 30 s by default)
+        connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(limits.headersTimeoutMs / 4))),
+        // the body has its own idle timeout (http/body-reader.ts); a slow upload as such is no fault
+        requestTimeout: 0,
+      },
+      handler,
+    );
+    plain.keepAliveTimeout = limits.idleTimeoutMs;
+    server = plain;
+  }
+  server.on('clientError', (error: Error & { code?: string }, socket: Socket) =>
+    refuseUnparsed(error, socket, limits.headersTimeoutMs),
+  );
+  let closing = false;
+  let closed: Promise<void> | undefined;
+  return {
+    server,
+    get closing() {
+      return closing;
+    },
+    listen: (host, port) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen({ host, port }, () => {
+          server.off('error', reject);
+          const address = server.address();
+          resolve(typeof address === 'object' && address ? address.port : port);
+        });
+      }),
+    close() {
+      closing = true;
+      closed ??= new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        if ('closeIdleConnections' in server) server.closeIdleConnections();
+      });
+      return closed;
+    },
+  };
+}
+
+/** Node's HTTP parser refused the request: an A2A error in the REST form, and the connection closes. */
+function refuseUnparsed(error: Error & { code?: string }, socket: Socket, headersTimeoutMs: number): void {
+  if (!socket.writable) return void socket.destroy();
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  // the headers did not all come within limits.headersTimeoutMs (Node's headersTimeout)
+  const late = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const status = tooLarge ? 431 : late ? 408 : 400;
+  const err = late
+    ? A2AError.of('REQUEST_TIMEOUT', `the request headers did not arrive within ${headersTimeoutMs} ms`)
+    : A2AError.of(
+        'INVALID_REQUEST',
+        tooLarge ? 'request headers are too large' : `malformed HTTP request (${error.code ?? 'parse error'})`,
+      );
+  const body = JSON.stringify({ error: { ...(errorBody(err).error as object), code: status } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/a2a+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
