@@ -12,8 +12,9 @@ import { ConfigWatch } from './config-watch.js';
 
 /** Holds SIGTERM and SIGINT until `release()`, which raises the ones that came again (for installLifecycle's handlers). */
 export function holdSignals(): { release(): void } {
-  const held = new Set<NodeJS.Signals>();
-  const hold = (signal: NodeJS.Signals): void => void held.add(signal);
+  // each one, in order: Ctrl-C twice while starting still exits at once
+  const held: NodeJS.Signals[] = [];
+  const hold = (signal: NodeJS.Signals): void => void held.push(signal);
   process.on('SIGTERM', hold);
   process.on('SIGINT', hold);
   return {

@@ -20,7 +20,9 @@ export function trackConnections(server: HttpServer | import('node:http2').Http2
   }
   const sockets = new Set<Socket>();
   const sessions = new Set<Http2Session>();
-  server.on('secureConnection', (s: Socket) => {
+  // every TCP connection, from its accept: one that never finishes its TLS handshake would hold close() for
+  // Node's handshake timeout (120 s)
+  server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   });

@@ -15,6 +15,7 @@ import { A2AError } from '../errors/a2a-error.js';
 import { errorHeaders } from '../http/error-headers.js';
 import type { HttpAnswer, Wire } from '../http/request.js';
 import { canonicalPath, hasDotSegment, isAuthority } from '../routing/canonical.js';
+import { responseGone } from '../util/drained.js';
 import type { EdgeRequest, EdgeResponse } from './http-listener.js';
 
 /** Host header, or the h2 :authority pseudo-header. */
@@ -116,7 +117,7 @@ function writeInChunks(res: EdgeResponse, body: Buffer): void {
   let offset = 0;
   const next = (): void => {
     while (offset < body.length) {
-      if (res.destroyed || res.writableEnded) return;
+      if (responseGone(res as ServerResponse)) return;
       const chunk = body.subarray(offset, (offset += H2_CHUNK));
       if (!(res as ServerResponse).write(chunk)) return void res.once('drain', next);
     }

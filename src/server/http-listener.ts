@@ -44,25 +44,14 @@ export function createHttpListener(
     const secure = createSecureServer(tls.httpsOptions(), handler);
     // an h2 session with no stream open this long is closed (nginx keepalive_timeout)
     secure.on('session', (session) => session.setTimeout(limits.idleTimeoutMs, () => session.close()));
-    // HTTP/1.1 over TLS gets the plain listener's timeouts (Node reads them from the server per connection)
-    Object.assign(secure, {
-      keepAliveTimeout: limits.idleTimeoutMs,
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: 0,
-    });
+    // HTTP/1.1 over TLS gets the plain listener's timeouts (Node reads them from the server: the checking
+    // interval when it starts listening, the others per connection)
+    Object.assign(secure, { keepAliveTimeout: limits.idleTimeoutMs, requestTimeout: 0, ...headerChecks(limits) });
     tls.track(secure);
     server = secure;
   } else {
-    const plain = createServer(
-      {
-        headersTimeout: limits.headersTimeoutMs,
-        // a request's headers are checked a few times per timeout (Node checks every 30 s by default)
-        connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(limits.headersTimeoutMs / 4))),
-        // the body has its own idle timeout (http/body-reader.ts); a slow upload as such is no fault
-        requestTimeout: 0,
-      },
-      handler,
-    );
+    // the body has its own idle timeout (http/body-reader.ts); a slow upload as such is no fault
+    const plain = createServer({ ...headerChecks(limits), requestTimeout: 0 }, handler);
     plain.keepAliveTimeout = limits.idleTimeoutMs;
     server = plain;
   }
@@ -95,6 +84,12 @@ export function createHttpListener(
       return closed;
     },
   };
+}
+
+/** A request's headers must come within headersTimeoutMs, checked a few times per timeout (Node: every 30 s). */
+function headerChecks(limits: GatewayLimits): { headersTimeout: number; connectionsCheckingInterval: number } {
+  const every = Math.max(50, Math.min(30_000, Math.floor(limits.headersTimeoutMs / 4)));
+  return { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: every };
 }
 
 /** Node's HTTP parser refused the request: an A2A error in the REST form, and the connection closes. */

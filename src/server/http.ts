@@ -119,7 +119,12 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
           idleMs: limits.bodyTimeoutMs,
         });
       } catch (e) {
-        if (!(e instanceof BodyRefused)) return void res.destroy(); // the caller went away mid-body
+        if (!(e instanceof BodyRefused)) {
+          // the caller went away mid-body: logged and counted as nginx does (499), nothing to answer
+          const err = A2AError.of('CANCELLED', 'the caller went away while sending its request body');
+          rejected(req, requestId, path, err, earlyError(method, path, err));
+          return void res.destroy();
+        }
         if (e.closeConnection && req.httpVersionMajor < 2) res.setHeader('connection', 'close');
         return refuse(e.error, locate(host, path).rest);
       }
@@ -160,8 +165,9 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
     };
     if (verb === 'GET' && cardPath(below)) return send(res, await serveCard(deps.cards, group[0]!, view));
     const signal = new CallSignal();
+    // the caller gone before the answer was ended (on h2 writableFinished is already true after a reset)
     res.on('close', () => {
-      if (!res.writableFinished) signal.abort();
+      if (!res.writableEnded) signal.abort();
     });
     const wire: Wire = { path, status: 0, bytesOut: 0 };
     const call: HttpCall = { method, path: below, query, header, body, requestId, signal, view, wire };
@@ -213,7 +219,7 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
       void handle(req, res).catch((e: unknown) => {
         // a fault past the pipeline's own error handling: an A2A error if nothing was written yet
         if (res.headersSent) return void res.destroy();
-        const { path } = splitUrl(req.url ?? '/');
+        const { path } = splitUrl(originForm(req));
         const err = asA2AError(e);
         send(
           res,

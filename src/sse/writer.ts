@@ -5,7 +5,7 @@
 // idle, and the iteration ended as soon as the caller goes away.
 import type { ServerResponse } from 'node:http';
 import type { SseFrame } from '../http/request.js';
-import { drained } from '../util/drained.js';
+import { drained, responseGone } from '../util/drained.js';
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -32,7 +32,7 @@ export async function writeSse(
 ): Promise<void> {
   res.writeHead(200, { ...extraHeaders, ...sseHeaders(res) });
   res.flushHeaders();
-  const gone = (): boolean => res.destroyed || res.writableEnded;
+  const gone = (): boolean => responseGone(res);
   const keepAlive =
     keepAliveMs > 0
       ? setInterval(() => {
