@@ -23,6 +23,8 @@ const WARMUP = 1;
  * window measured ≈ 40–50 µs of compile work per call on top of the call itself (a gateway serves for days).
  */
 const JIT_WARMUP = Number(process.env.BENCH_WARMUP ?? 1.5);
+/** Seconds the started gateway is left alone before its idle RSS is read. */
+const IDLE_SETTLE_S = 15;
 
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -53,7 +55,14 @@ const config = benchConfig(up.urls);
 log('building the gateway (npm run build)…');
 execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
 let gw: GatewayProc = await startGatewayProc(config);
-await new Promise((r) => setTimeout(r, 500)); // let start-up garbage be collected before the idle reading
+await new Promise((r) => setTimeout(r, 500)); // let start-up garbage be collected before the first reading
+const startRss = memory(gw.pid).rss;
+// The idle figure is read once the gateway is at rest: V8 shrinks its heap (the young generation that start-up
+// grew, old-space pages) about 10 s after allocation stops, not before; docker stats a minute after start sees this.
+log(
+  `idle RSS 0.5 s after start ${(startRss / 2 ** 20).toFixed(1)} MiB; waiting ${IDLE_SETTLE_S} s for the settled figure…`,
+);
+await new Promise((r) => setTimeout(r, IDLE_SETTLE_S * 1000));
 const idleRss = memory(gw.pid).rss;
 const via = (b: Binding): Endpoint => viaGateway(gw, b);
 const passThroughOf = (b: Binding): Endpoint => ({
@@ -81,6 +90,7 @@ const report: Report = {
   concurrency: CONCURRENCY,
   seconds: SECONDS,
   idleRss,
+  startRss,
 };
 
 log(`pairs: ${CONCURRENCY} concurrent, ${SECONDS} s per run after ${WARMUP} s warm-up; direct and gateway alternate`);

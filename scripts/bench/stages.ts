@@ -32,7 +32,7 @@ const PARTS: Array<[string, RegExp]> = [
     'socket writes and reads (syscalls)',
     /^(writev|writeString|writeBuffer|readStart|onStreamRead) |node:net|stream_base_commons/,
   ],
-  ['HTTP listener (node:http, fastify)', /node:_http_|node:internal\/streams|fastify|find-my-way|avvio/],
+  ['HTTP listener (node:http)', /node:_http_|node:internal\/streams/],
   [
     "gRPC transport (@grpc/grpc-js, node:http2, the gateway's gRPC client)",
     /@grpc\/|node:internal\/http2|node:http2|dist\/upstream\/grpc-/,
