@@ -10,7 +10,6 @@
 // after the grace period).
 import '../util/base64.js'; // before @bufbuild/protobuf loads
 import * as grpc from '@grpc/grpc-js';
-import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { GrpcInbound } from '../bindings/grpc/inbound.js';
 import { GrpcUpstream } from '../bindings/grpc/outbound.js';
@@ -26,6 +25,7 @@ import { limitsOf, type GatewayConfig } from '../config/types.js';
 import { loopbackHost } from '../util/loopback.js';
 import { EndpointHealth } from '../admin/endpoint-health.js';
 import { RecentErrors } from '../admin/recent-errors.js';
+import type { AdminListener } from './admin.js';
 import { addReflection } from './grpc-reflection.js';
 import { AccessLog } from '../ops/access-log.js';
 import { ConfigState } from '../ops/config-state.js';
@@ -93,12 +93,6 @@ function bindGrpc(server: grpc.Server, address: string, credentials: grpc.Server
 
 export function hostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
-async function listenAdmin(app: FastifyInstance, host: string, port: number): Promise<number> {
-  await app.listen({ host, port });
-  const address = app.server.address();
-  return typeof address === 'object' && address ? address.port : port;
 }
 
 export interface GatewayOptions {
@@ -195,33 +189,30 @@ export async function startGateway(
     probes: config.admin ? undefined : health,
   });
   const connections = trackConnections(app.server);
-  // fastify and the console (pages, assets, try-it clients) are loaded only for an admin listener
-  const admin: FastifyInstance | undefined = config.admin
-    ? (await import('./admin.js')).buildAdminListener(health, metrics, log)
-    : undefined;
-  let adminConsole: { close(): void } | undefined;
-  if (admin) {
-    const [{ addConsole }, { TrafficSampler }] = await Promise.all([
-      import('../admin/console.js'),
-      import('../admin/traffic.js'),
-    ]);
-    const tls = certificates !== undefined;
-    adminConsole = addConsole(admin, {
-      config: () => table.config,
-      cards,
-      endpoints: endpointHealth,
-      errors: recentErrors,
-      traffic: new TrafficSampler(metrics.registry, options.trafficSampleMs),
-      configState,
-      listeners: () => ({
-        httpUrl: `${tls ? 'https' : 'http'}://${hostPort(loopbackHost(config.host), ports.http)}`,
-        grpcAddress: hostPort(loopbackHost(config.host), ports.grpc),
-        tls,
-      }),
-    });
-  }
   ports.http = await app.listen(config.host, config.httpPort);
-  const adminPort = admin && config.admin ? await listenAdmin(admin, config.admin.host, config.admin.port) : undefined;
+  // fastify and the console (pages, assets, try-it clients) are loaded only for an admin listener
+  const tls = certificates !== undefined;
+  let admin: AdminListener | undefined;
+  if (config.admin) {
+    const { startAdminListener } = await import('./admin.js');
+    admin = await startAdminListener(
+      config.admin,
+      { health, metrics, log, trafficSampleMs: options.trafficSampleMs },
+      {
+        config: () => table.config,
+        cards,
+        endpoints: endpointHealth,
+        errors: recentErrors,
+        configState,
+        listeners: () => ({
+          httpUrl: `${tls ? 'https' : 'http'}://${hostPort(loopbackHost(config.host), ports.http)}`,
+          grpcAddress: hostPort(loopbackHost(config.host), ports.grpc),
+          tls,
+        }),
+      },
+    );
+  }
+  const adminPort = admin?.port;
   ports.admin = adminPort;
   health.start();
   checker.watch(config.routes);
@@ -239,7 +230,6 @@ export async function startGateway(
   const close = (): Promise<void> => {
     closed ??= (async () => {
       health.stop();
-      adminConsole?.close();
       checker.close();
       pipeline.endStreams();
       connections.closeAll();
