@@ -47,6 +47,12 @@ export function framed(chunks: Uint8Array[]): Buffer[] {
   return [prefix, ...chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength))];
 }
 
+/** The framed request written on a client stream, then its end (the last chunk goes with the end: one write less). */
+export function writeFramed(stream: { write(b: Buffer): unknown; end(b?: Buffer): unknown }, frame: Buffer[]): void {
+  for (let i = 0; i < frame.length - 1; i++) stream.write(frame[i]!);
+  stream.end(frame[frame.length - 1]);
+}
+
 /** grpc-timeout: at most 8 digits and a unit. */
 export const timeoutHeader = (ms: number): string =>
   ms < 1e8 ? `${Math.max(1, Math.ceil(ms))}m` : `${Math.ceil(ms / 1000)}S`;

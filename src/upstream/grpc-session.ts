@@ -25,6 +25,7 @@ import {
   refusedHead,
   statusOf,
   timeoutHeader,
+  writeFramed,
 } from './grpc-messages.js';
 import type { AbortLike } from '../util/call-signal.js';
 import { unaryAnswer } from './grpc-unary.js';
@@ -229,8 +230,7 @@ export class GrpcSession {
     });
     stream.once('trailers', (t) => (trailers = t));
     const unwatch = endAtDeadlineOrAbort(opts, end);
-    for (const chunk of frame.slice(0, -1)) stream.write(chunk);
-    stream.end(frame[frame.length - 1]);
+    writeFramed(stream, frame);
     const reader = new GrpcMessageReader(opts.maxMessageBytes);
     try {
       try {

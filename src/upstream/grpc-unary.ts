@@ -9,7 +9,7 @@ import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:ht
 import { A2AError } from '../errors/a2a-error.js';
 import { GRPC_CODES } from '../errors/catalogue.js';
 import { endAtDeadlineOrAbort, transportError, type SessionState } from './grpc-failures.js';
-import { GrpcMessageReader, GrpcStatusError, refusedHead, statusOf } from './grpc-messages.js';
+import { GrpcMessageReader, GrpcStatusError, refusedHead, statusOf, writeFramed } from './grpc-messages.js';
 import type { GrpcCallOptions } from './grpc-session.js';
 
 /** The stream's readable side closed before its end (as an async iterator reports it). */
@@ -75,7 +75,6 @@ export function unaryAnswer<T>(
         return reject(A2AError.of('INVALID_AGENT_RESPONSE', 'upstream answered a unary call without a message'));
       resolve(answer.value);
     });
-    for (const chunk of frame.slice(0, -1)) stream.write(chunk);
-    stream.end(frame[frame.length - 1]);
+    writeFramed(stream, frame);
   });
 }
