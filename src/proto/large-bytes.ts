@@ -63,9 +63,10 @@ function pathOf(f: DescField): BytesPath | undefined {
 }
 
 /** The fields of `desc` that can reach a bytes value (computed once per type; recursive types end at a cycle). */
-export function bytesPaths(desc: DescMessage, seen = new Set<string>()): BytesPath[] {
+export function bytesPaths(desc: DescMessage, seen?: Set<string>): BytesPath[] {
   const known = paths.get(desc.typeName);
   if (known) return known;
+  seen ??= new Set<string>(); // (made only when not known: this runs per message of every call)
   if (seen.has(desc.typeName)) return []; // a cycle: its fields are counted where it started
   seen.add(desc.typeName);
   const out: BytesPath[] = [];
@@ -106,8 +107,8 @@ export function carriesLarge(desc: DescMessage, msg: Msg): boolean {
   for (const p of bytesPaths(desc)) {
     const v = getField(msg, p.field);
     if (v === undefined || v === null) continue;
-    const items = p.list ? (v as unknown[]) : [v];
-    if (p.bytes ? items.some(isLarge) : items.some((m) => carriesLarge(p.field.message!, m as Msg))) return true;
+    const large = p.bytes ? isLarge : (m: unknown) => carriesLarge(p.field.message!, m as Msg);
+    if (p.list ? (v as unknown[]).some(large) : large(v)) return true;
   }
   return false;
 }
