@@ -10,6 +10,7 @@ import { ConfigError, routeFromRaw } from '../config/load.js';
 import { stateFromRaw } from '../config/upstream.js';
 import { DEFAULTS, type Binding, type GatewayConfig } from '../config/types.js';
 import { readConfig } from '../ops/config-watch.js';
+import { LineBatch } from '../ops/line-batch.js';
 import type { RunningGateway } from '../server/gateway.js';
 
 export const HELP = `a2a-gateway: a protocol-translating reverse proxy for A2A 1.0 (JSON-RPC, HTTP+JSON/REST, gRPC)
@@ -227,7 +228,8 @@ export async function main(
     },
     dest,
   );
-  const accessLog = pino({ level: config.logLevel }, dest);
+  // (the lines of a turn reach the buffer in one write: ops/line-batch.ts)
+  const accessLog = pino({ level: config.logLevel }, new LineBatch(dest));
   // grpc-js's own messages become log lines like every other (not "E …" on stderr).
   const grpcLog = log.child({ source: 'grpc-js' });
   grpc.setLogger({
