@@ -107,8 +107,12 @@ export function carriesLarge(desc: DescMessage, msg: Msg): boolean {
   for (const p of bytesPaths(desc)) {
     const v = getField(msg, p.field);
     if (v === undefined || v === null) continue;
-    const large = p.bytes ? isLarge : (m: unknown) => carriesLarge(p.field.message!, m as Msg);
-    if (p.list ? (v as unknown[]).some(large) : large(v)) return true;
+    if (p.bytes) {
+      if (p.list ? (v as unknown[]).some(isLarge) : isLarge(v)) return true;
+    } else {
+      const d = p.field.message!;
+      if (p.list ? (v as Msg[]).some((m) => carriesLarge(d, m)) : carriesLarge(d, v as Msg)) return true;
+    }
   }
   return false;
 }
