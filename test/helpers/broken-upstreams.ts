@@ -37,6 +37,28 @@ export function jsonRpcAgent(answer: (body: JsonRpcRequestBody, res: ServerRespo
   });
 }
 
+/**
+ * A JSON-RPC agent that answers a GetTask for "quick" at once and holds every other request open: `held` are the
+ * requests open now, `dropped()` how many the gateway dropped.
+ */
+export async function holdingAgent(): Promise<Broken & { held: Set<ServerResponse>; dropped: () => number }> {
+  const held = new Set<ServerResponse>();
+  let dropped = 0;
+  const agent = await jsonRpcAgent((body, res) => {
+    if (body.params.id === 'quick') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const task = { id: 'quick', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } };
+      return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: task }));
+    }
+    held.add(res);
+    res.on('close', () => {
+      held.delete(res);
+      dropped++;
+    });
+  });
+  return { ...agent, held, dropped: () => dropped };
+}
+
 export async function brokenHttp(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Broken> {
   const sockets = new Set<Socket>();
   const server: Server = createServer(handler);

@@ -12,33 +12,20 @@ import { connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
-import type { ServerResponse } from 'node:http';
 import { pino } from 'pino';
 import t from 'tap';
 import { DEFAULT_LIMITS } from '../../src/config/types.js';
 import { startGateway } from '../../src/server/gateway.js';
-import { jsonRpcAgent } from '../helpers/broken-upstreams.js';
+import { holdingAgent } from '../helpers/broken-upstreams.js';
 import { gatewayConfig } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
 
 const FIX = new URL('../fixtures/tls/', import.meta.url).pathname;
 const ca = readFileSync(join(FIX, 'ca.pem'));
 
-/** Requests the agent holds (it answers only "quick"), and how many the gateway dropped. */
-const held = new Set<ServerResponse>();
-let dropped = 0;
-const agent = await jsonRpcAgent((body, res) => {
-  if (body.params.id === 'quick') {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    const task = { id: 'quick', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } };
-    return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: task }));
-  }
-  held.add(res);
-  res.on('close', () => {
-    held.delete(res);
-    dropped++;
-  });
-});
+/** The agent holds every request but "quick"'s, and counts those the gateway dropped. */
+const agent = await holdingAgent();
+const held = agent.held;
 const lines: Array<Record<string, unknown>> = [];
 const sink = new Writable({
   write(c: Buffer, _e, cb) {
@@ -79,6 +66,9 @@ function h2(headers: Record<string, string>, body?: string): Promise<{ head: Inc
     req.end(body);
   });
 }
+/** A TLS connection to the gateway that speaks HTTP/1.1 (ALPN). */
+const h1tls = () =>
+  tlsConnect({ port: gw.httpPort, host: '127.0.0.1', ca, servername: 'localhost', ALPNProtocols: ['http/1.1'] });
 const getTask = (id: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } });
 const rpcHead = { ':method': 'POST', ':path': '/', 'content-type': 'application/json', 'a2a-version': '1.0' };
 
@@ -89,13 +79,7 @@ t.test(
   { timeout: 15_000 },
   async (t) => {
     const answer = await new Promise<string>((resolve, reject) => {
-      const s = tlsConnect({
-        port: gw.httpPort,
-        host: '127.0.0.1',
-        ca,
-        servername: 'localhost',
-        ALPNProtocols: ['http/1.1'],
-      });
+      const s = h1tls();
       let got = '';
       s.on('secureConnect', () => s.write('GET /.well-known/agent-card.json HTTP/1.1\r\nHost: a\r\n'));
       s.on('data', (d: Buffer) => (got += d.toString()));
@@ -120,25 +104,19 @@ t.test('h2: JSON answers name their media type without a charset; HEAD gets the 
 });
 
 t.test("h2: a caller that resets its stream drops the agent's request", async (t) => {
-  const before = dropped;
+  const before = agent.dropped();
   const req = session.request(rpcHead);
   req.on('error', () => {});
   req.end(getTask('hold-h2'));
   await waitFor(() => held.size === 1, 'the call open at the agent');
   req.close(8); // NGHTTP2_CANCEL
-  await waitFor(() => dropped === before + 1, "the agent's request dropped");
+  await waitFor(() => agent.dropped() === before + 1, "the agent's request dropped");
   t.equal(held.size, 0, 'nothing left open at the agent');
   t.equal((await h2(rpcHead, getTask('quick'))).head[':status'], 200, 'the gateway keeps serving');
 });
 
 t.test('a caller gone mid-body is logged as CANCELLED (499)', async (t) => {
-  const s = tlsConnect({
-    port: gw.httpPort,
-    host: '127.0.0.1',
-    ca,
-    servername: 'localhost',
-    ALPNProtocols: ['http/1.1'],
-  });
+  const s = h1tls();
   s.on('error', () => {});
   await new Promise((r) => s.once('secureConnect', r));
   // "100 Continue" comes once the listener has taken the request (it reads the body from then on)

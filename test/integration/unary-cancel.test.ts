@@ -2,31 +2,18 @@
 // gateway drops its request to the agent (the edge's CallSignal, util/
 // call-signal.ts, reaches the upstream client), over each inbound binding,
 // translated and pass-through, and keeps serving.
-import type { ServerResponse } from 'node:http';
 import * as grpc from '@grpc/grpc-js';
 import t from 'tap';
 import { request } from 'undici';
 import { startGateway } from '../../src/server/gateway.js';
-import { jsonRpcAgent } from '../helpers/broken-upstreams.js';
+import { holdingAgent } from '../helpers/broken-upstreams.js';
 import { requestBytes } from '../helpers/codec.js';
 import { gatewayConfig } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
 
-/** Requests the agent holds (it answers only "quick"), and how many it saw dropped by the gateway. */
-const held = new Set<ServerResponse>();
-let dropped = 0;
-const agent = await jsonRpcAgent((body, res) => {
-  if (body.params.id === 'quick') {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    const task = { id: 'quick', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } };
-    return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: task }));
-  }
-  held.add(res);
-  res.on('close', () => {
-    held.delete(res);
-    dropped++;
-  });
-});
+/** The agent holds every request but "quick"'s, and counts those the gateway dropped. */
+const agent = await holdingAgent();
+const held = agent.held;
 const gw = await startGateway(
   gatewayConfig([
     { name: 'pt', match: { pathPrefix: '/pt' }, upstream: { url: agent.url, binding: 'JSONRPC' }, passThrough: true },
@@ -77,11 +64,11 @@ const callers: Record<string, (id: string) => () => void> = {
 
 for (const [name, send] of Object.entries(callers)) {
   t.test(`${name}: the caller goes away, the agent's request is dropped`, async (t) => {
-    const before = dropped;
+    const before = agent.dropped();
     const leave = send(`slow-${name.replace(/\W+/g, '-')}`);
     await waitFor(() => held.size === 1, 'the call to reach the agent');
     leave();
-    await waitFor(() => dropped === before + 1 && held.size === 0, "the agent's request to be dropped");
+    await waitFor(() => agent.dropped() === before + 1 && held.size === 0, "the agent's request to be dropped");
     t.pass("the gateway dropped the agent's request");
     const next = await request(`${gw.httpUrl}/`, { method: 'POST', headers, body: jsonRpc('quick') });
     t.equal(next.statusCode, 200, 'the gateway keeps serving');
