@@ -2,7 +2,7 @@
 // the pipeline and the card service: a case-insensitive header lookup, the
 // caller's view (host, peer address, verified client certificate), and the
 // framework-free HTTP call and answer that the JSON-RPC and REST inbounds work
-// on (src/server/http.ts adapts fastify to them).
+// on (src/server/http.ts makes them from node:http requests).
 import type { Readable } from 'node:stream';
 import type { CallSignal } from '../util/call-signal.js';
 
