@@ -14,7 +14,7 @@
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { Answer, RelayTarget } from '../pipeline/call.js';
-import { transportFailure } from './http-pool.js';
+import { dispatchAbortable, transportFailure } from './http-pool.js';
 
 const PASSED_BACK = ['content-type', 'cache-control', 'x-accel-buffering', 'etag', 'last-modified'];
 /** The largest answer a unary relay gathers into one buffer (a larger one is piped). */
@@ -110,32 +110,18 @@ function dispatched(
     return Promise.reject(transportFailure(new Error('caller gone'), signal, false, 'request', 0));
   }
   return new Promise<Answer>((resolve, reject) => {
-    let controller: Dispatcher.DispatchController | undefined;
-    // an abort before the request has a connection is applied when it gets one (as undici's request API does)
-    let early: Error | undefined;
     let stream: Readable | undefined;
     let whole: Buffer[] | undefined;
     let status = 0;
     let headers: Record<string, string> = {};
     let settled = false;
     let complete = false;
-    const onAbort = (): void => {
-      const reason = new Error('caller gone');
-      if (controller) controller.abort(reason);
-      else early ??= reason;
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
     const done = (): void => {
       if (settled) return;
       settled = true;
-      signal.removeEventListener('abort', onAbort);
       release();
     };
-    pool.dispatch(opts, {
-      onRequestStart: (c) => {
-        controller = c;
-        if (early) c.abort(early);
-      },
+    dispatchAbortable(pool, opts, signal, {
       onResponseStart: (c, statusCode, head) => {
         status = statusCode;
         headers = passedBack(head);

@@ -131,6 +131,46 @@ export function transportFailure(
   return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${shown}`, { internal });
 }
 
+/**
+ * One request over undici's dispatch API that the call's signal stops (and the returned `stop`): an abort before
+ * the request has a connection is applied when it gets one, as undici's request API does. The signal's listener
+ * goes when the answer ends or fails.
+ */
+export function dispatchAbortable(
+  pool: Dispatcher,
+  opts: Dispatcher.DispatchOptions,
+  signal: AbortLike,
+  handler: Required<
+    Pick<Dispatcher.DispatchHandler, 'onResponseStart' | 'onResponseData' | 'onResponseEnd' | 'onResponseError'>
+  >,
+): (reason: Error) => void {
+  let controller: Dispatcher.DispatchController | undefined;
+  let early: Error | undefined;
+  const stop = (reason: Error): void => {
+    if (controller) controller.abort(reason);
+    else early ??= reason;
+  };
+  const onAbort = (): void => stop(new Error('caller gone'));
+  signal.addEventListener('abort', onAbort, { once: true });
+  pool.dispatch(opts, {
+    onRequestStart: (c) => {
+      controller = c;
+      if (early) c.abort(early);
+    },
+    onResponseStart: handler.onResponseStart,
+    onResponseData: handler.onResponseData,
+    onResponseEnd: (c, trailers) => {
+      signal.removeEventListener('abort', onAbort);
+      handler.onResponseEnd(c, trailers);
+    },
+    onResponseError: (c, e) => {
+      signal.removeEventListener('abort', onAbort);
+      handler.onResponseError(c, e);
+    },
+  });
+  return stop;
+}
+
 export class HttpPool {
   private readonly pool: Pool;
   private readonly streams: Pool;
@@ -174,37 +214,26 @@ export class HttpPool {
     }
     const max = this.maxResponseBytes;
     return new Promise<UpstreamAnswer>((resolve, reject) => {
-      let controller: Dispatcher.DispatchController | undefined;
-      // an abort before the request has a connection is applied when it gets one (as undici's request API does)
-      let early: Error | undefined;
       let timedOut = false;
       let status = 0;
       let contentType = '';
       const chunks: Buffer[] = [];
       let n = 0;
-      const stop = (reason: Error): void => {
-        if (controller) controller.abort(reason);
-        else early ??= reason;
-      };
       // One timer and one listener per call (AbortSignal.any/timeout cost more on Node 20).
+      let stop = (_reason: Error): void => undefined; // the dispatch's, once made
       const timer = setTimeout(() => {
         timedOut = true;
         stop(new Error('upstream timeout'));
       }, this.timeoutMs);
-      const onAbort = (): void => stop(new Error('caller gone'));
-      signal.addEventListener('abort', onAbort, { once: true });
       const settle = (): void => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
         release();
       };
-      this.pool.dispatch(
+      stop = dispatchAbortable(
+        this.pool,
         { ...opts, body: opts.body ?? null, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs },
+        signal,
         {
-          onRequestStart: (c) => {
-            controller = c;
-            if (early) c.abort(early);
-          },
           onResponseStart: (c, statusCode, headers) => {
             status = statusCode;
             const ct = headers['content-type'];
