@@ -176,14 +176,10 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
       : await rest.handle(call, group, generation);
     const raw = res as ServerResponse;
     if (answer.relay) {
-      // written as the agent sent it: its status and passed-back headers
+      // written as the agent sent it: its status and passed-back headers (a small body whole, as any answer)
+      if (Buffer.isBuffer(answer.relay))
+        return send(res, { status: answer.status, headers: answer.headers, body: answer.relay }, wire);
       wire.status = answer.status;
-      if (Buffer.isBuffer(answer.relay)) {
-        wire.bytesOut = answer.relay.length;
-        raw.setHeader('content-length', answer.relay.length);
-        raw.writeHead(answer.status, answer.headers);
-        return void raw.end(answer.relay);
-      }
       raw.writeHead(answer.status, answer.headers);
       // an SSE answer's headers go out now; any other answer's go with its body (one write, not two)
       if (isEventStream(answer.headers['content-type'] ?? '')) raw.flushHeaders();
