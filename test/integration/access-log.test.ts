@@ -11,6 +11,7 @@ import { request } from 'undici';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { requestBytes } from '../helpers/codec.js';
+import { grpcStreamCall } from '../helpers/streams.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -149,6 +150,33 @@ t.test('errors, no route, unparseable: logged and counted in the same shape', as
     { status: g.code, outcome: 'TASK_NOT_FOUND', inbound: 'GRPC' },
     'gRPC error: its status code in the line',
   );
+});
+
+t.test('a gRPC stream: its id in the response headers, with events and when it fails before any', async (tt) => {
+  // the headers of a stream leave after its upstream call is on its way; a failure answered before then sends them
+  // itself, once, ahead of its status (a second send would throw inside grpc-js and take the gateway down)
+  const stream = (id: string, tenant: string, method: 'SendStreamingMessage' | 'SubscribeToTask', params: object) =>
+    new Promise<{ md?: grpc.Metadata; events: number; code: number }>((resolve) => {
+      const call = grpcStreamCall(gw, method, params as never, { tenant, prefix: '', headers: { 'x-request-id': id } });
+      const out: { md?: grpc.Metadata; events: number; code: number } = { events: 0, code: 0 };
+      call.on('metadata', (m) => (out.md = m));
+      call.on('data', () => out.events++);
+      call.on('error', (e: grpc.ServiceError) => resolve({ ...out, code: e.code }));
+      call.on('end', () => resolve(out));
+    });
+  const ok = await stream('grpc-stream-1', 't-grpc', 'SendStreamingMessage', { message: userMessage('hi') });
+  tt.ok(ok.events > 0 && ok.code === 0, 'the stream is served');
+  tt.equal(ok.md?.get('x-request-id')[0], 'grpc-stream-1', 'its id in the headers');
+  const noRoute = await stream('grpc-stream-2', 'no-such-tenant', 'SendStreamingMessage', {
+    message: userMessage('hi'),
+  });
+  tt.not(noRoute.code, 0, 'a stream no route takes fails');
+  tt.equal(noRoute.md?.get('x-request-id')[0], 'grpc-stream-2', 'with its id in the headers before its status');
+  const unknown = await stream('grpc-stream-3', 't-grpc', 'SubscribeToTask', { id: 'no-such-task' });
+  tt.equal(unknown.code, grpc.status.NOT_FOUND, "the agent's error before any event");
+  tt.equal(unknown.md?.get('x-request-id')[0], 'grpc-stream-3', 'with its id in the headers');
+  const again = await stream('grpc-stream-4', 't-grpc', 'SendStreamingMessage', { message: userMessage('again') });
+  tt.ok(again.events > 0 && again.code === 0, 'and the gateway goes on serving');
 });
 
 t.test('probes and scrapes: at debug, in the same shape', async (tt) => {

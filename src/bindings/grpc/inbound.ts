@@ -63,6 +63,8 @@ interface Caller {
   answered: boolean;
   /** The call's x-request-id, once read. */
   requestId?: string;
+  /** The response headers are sent (grpc-js marks a trailers-only answer as none: a later sendMetadata would throw). */
+  headersSent?: boolean;
 }
 
 /**
@@ -78,9 +80,10 @@ function callerOf(call: GrpcCall): Caller {
   return caller;
 }
 
-/** The response headers: the call's x-request-id (grpc-js sends them once; later calls do nothing). */
+/** The response headers: the call's x-request-id, once; before the first message or the status, whichever comes first. */
 function sendHeaders(call: GrpcCall, caller: Caller): void {
-  if (caller.requestId === undefined) return;
+  if (caller.requestId === undefined || caller.headersSent) return;
+  caller.headersSent = true;
   const md = new grpc.Metadata();
   md.set('x-request-id', caller.requestId);
   call.sendMetadata(md);
@@ -148,8 +151,9 @@ export class GrpcInbound {
     const given = header('x-request-id');
     const requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
     caller.requestId = requestId;
-    // a stream's headers go at once (its events may be a while); a unary call's with its answer
-    if (info.streaming) sendHeaders(call, caller);
+    // a stream's headers go in this turn (its events may be a while) but after the upstream call is on its way, off the
+    // path to the first event; a unary call's with its answer. An error answered first sends them itself (no-op then).
+    if (info.streaming) setImmediate(sendHeaders, call, caller);
     const tenant = d.tenant(info, bytes);
     if (tenant === undefined) {
       const err = A2AError.of('PARSE_ERROR', `request is not a valid ${info.requestSchema.name}`);
@@ -199,13 +203,16 @@ export class GrpcInbound {
       const messages: AsyncIterable<Buffer | Message> = answer.kind === 'relayStream' ? answer.messages : answer.events;
       for await (const msg of messages) {
         if (call.cancelled) return;
+        sendHeaders(call, caller);
         const bytes = Buffer.isBuffer(msg) ? msg : m.d.encode(m.rpc, m.info, msg);
         wire.bytesOut += bytes.length;
         if (!call.write(bytes)) await drained(call, 'cancelled');
       }
+      sendHeaders(call, caller);
       caller.answered = true;
       if (!call.cancelled) call.end();
     } catch (e) {
+      sendHeaders(call, caller);
       caller.answered = true;
       const status = m.d.error(asA2AError(e));
       wire.status = status.code ?? 2;
