@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { fromBinary, fromJson, toBinary, type JsonValue } from '@bufbuild/protobuf';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, request } from '../util/undici.js';
 import type { Binding, RouteConfig } from '../config/types.js';
 import { REDACTED } from '../core/secrets.js';
 import { methodInfo } from '../core/methods.js';

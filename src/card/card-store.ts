@@ -10,7 +10,7 @@
 // card its peers saw (issue 14).
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { Agent, request } from 'undici';
+import { Agent, request } from '../util/undici.js';
 import { tlsKey, undiciConnect } from '../tls/upstream-tls.js';
 import { readCapped } from '../upstream/http-pool.js';
 import type { RouteConfig } from '../config/types.js';

@@ -9,7 +9,7 @@
 // directory, which applies the thresholds.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { Agent, request } from 'undici';
+import { Agent, request } from '../util/undici.js';
 import { wellKnownCardUrl } from '../card/upstream-card.js';
 import type { RouteConfig } from '../config/types.js';
 import { grpcChannel, tlsKey, undiciConnect } from '../tls/upstream-tls.js';

@@ -12,7 +12,7 @@
 // generation) re-reads renewed certificates. After a reload the previous
 // generation is retired: it closes everything once its last call has ended.
 import * as grpc from '@grpc/grpc-js';
-import { Pool } from 'undici';
+import { Pool } from '../util/undici.js';
 import type { Binding, GatewayLimits, ProtocolVersion, UpstreamTls } from '../config/types.js';
 import { RETRY_INFO_TYPE } from '../core/limits.js';
 import type { UpstreamClient, UpstreamTarget } from '../core/upstream.js';

@@ -1,6 +1,6 @@
 // What a gateway loads before anyone uses a feature (issue 11, idle memory):
 // the built CLI with one route, no admin listener (nor fastify, its framework), authentication, rate
-// limits or card signatures, and gRPC health and reflection on (the default),
+// limits or card signatures (nor the parts of undici past its dispatchers), and gRPC health and reflection on (the default),
 // loads none of the libraries only those features use — each would keep its
 // code and parsed protos in memory for the life of the process — and a call
 // does not load them either; gRPC health's library loads with its first call.
@@ -49,6 +49,10 @@ const FEATURE_ONLY = [
   // the admin listener's framework: the public listener is node:http
   '/node_modules/fastify/',
   '/dist/server/admin.js',
+  // undici's fetch, WebSocket, EventSource, HTTP cache and mock agents: the gateway uses its dispatchers only
+  '/node_modules/undici/lib/web/',
+  '/node_modules/undici/lib/mock/',
+  '/node_modules/undici/lib/cache/',
 ];
 
 const agent = await startEchoAgent({ bindings: ['JSONRPC'] });
