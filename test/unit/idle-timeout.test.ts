@@ -1,0 +1,66 @@
+// A stream's idle timeout (core/idle-timeout.ts): events pass as they come;
+// an upstream silent for the idle time is aborted and the stream fails with
+// UPSTREAM_TIMEOUT, also when its iterator ignores the abort; the time the
+// caller holds an event is not counted; an early end stops the upstream.
+import { once } from 'node:events';
+import t from 'tap';
+import { withIdleTimeout } from '../../src/core/idle-timeout.js';
+import { A2AError } from '../../src/errors/a2a-error.js';
+
+const IDLE_MS = 100;
+
+/** An upstream that sends `events`, then nothing: its next pull never settles (it ignores the abort). */
+function upstream(events: number[]): AsyncIterable<number> & { returned: boolean } {
+  const u = {
+    returned: false,
+    [Symbol.asyncIterator]() {
+      let i = 0;
+      return {
+        next: (): Promise<IteratorResult<number>> =>
+          i < events.length ? Promise.resolve({ done: false, value: events[i++]! }) : new Promise(() => undefined),
+        return: (): Promise<IteratorResult<number>> => {
+          u.returned = true;
+          return Promise.resolve({ done: true, value: undefined });
+        },
+      };
+    },
+  };
+  return u;
+}
+
+t.test('events pass as they come; a silent upstream is aborted and the stream fails', async (tt) => {
+  const abort = new AbortController();
+  const seen: number[] = [];
+  const err = await (async () => {
+    for await (const e of withIdleTimeout(upstream([1, 2, 3]), IDLE_MS, abort)) seen.push(e);
+  })().catch((e: unknown) => e);
+  tt.same(seen, [1, 2, 3], 'every event, in order');
+  tt.ok(err instanceof A2AError && err.errorName === 'UPSTREAM_TIMEOUT', 'then UPSTREAM_TIMEOUT');
+  tt.equal(abort.signal.aborted, true, 'and the upstream call is aborted');
+});
+
+t.test('the time the caller holds an event is not idle time', async (tt) => {
+  const abort = new AbortController();
+  const seen: number[] = [];
+  const finite: AsyncIterable<number> = (async function* () {
+    yield* [1, 2];
+  })();
+  for await (const e of withIdleTimeout(finite, IDLE_MS, abort)) {
+    seen.push(e);
+    // the caller takes three idle times with each event (a slow reader: the writes wait for drain)
+    const held = new AbortController();
+    const timer = setTimeout(() => held.abort(), 3 * IDLE_MS);
+    await once(held.signal, 'abort');
+    clearTimeout(timer);
+  }
+  tt.same(seen, [1, 2], 'both events, and a clean end');
+  tt.equal(abort.signal.aborted, false, 'nothing aborted');
+});
+
+t.test('a caller that stops early ends the upstream iteration', async (tt) => {
+  const abort = new AbortController();
+  const u = upstream([1, 2, 3]);
+  for await (const e of withIdleTimeout(u, IDLE_MS, abort)) if (e === 1) break;
+  tt.equal(u.returned, true, "the upstream's iterator is returned");
+  tt.equal(abort.signal.aborted, false, 'no timeout fired');
+});
