@@ -1,9 +1,10 @@
 // Writes a stream of SSE frames to an HTTP response (spec §9.4.2, §11.7): each
-// event flushed as it comes (no buffering past the turn it was written in;
-// `Cache-Control: no-cache` and `X-Accel-Buffering: no` for proxies in front),
-// the next frame pulled only once the socket took the last one (backpressure),
-// keep-alive comments while idle, and the iteration ended as soon as the
-// caller goes away.
+// event flushed as it comes (no buffering; `Cache-Control: no-cache` and
+// `X-Accel-Buffering: no` for proxies in front), the head with the first frame
+// (the first event was awaited before the answer began: http/sse-answer.ts;
+// node:http sends what one turn writes in one write), the next frame pulled
+// only once the socket took the last one (backpressure), keep-alive comments
+// while idle, and the iteration ended as soon as the caller goes away.
 import type { ServerResponse } from 'node:http';
 import type { SseFrame } from '../http/request.js';
 import { drained, responseGone } from '../util/drained.js';
@@ -21,22 +22,6 @@ function sseHeaders(res: ServerResponse): Record<string, string> {
 
 export function formatFrame(f: SseFrame): string {
   return `${f.event ? `event: ${f.event}\n` : ''}data: ${f.data}\n\n`;
-}
-
-function uncork(res: ServerResponse): void {
-  res.uncork();
-}
-
-/**
- * What is written in this turn goes out in one write at its end: the head with the first frame (the first event was
- * awaited before the answer began: http/sse-answer.ts), frames that came in one upstream read together, the last
- * frame with the end of the body (an HTTP/2 compatibility response corks its stream).
- */
-function corkTurn(res: ServerResponse): void {
-  if (res.writableCorked === 0) {
-    res.cork();
-    process.nextTick(uncork, res);
-  }
 }
 
 export async function writeSse(
@@ -62,7 +47,6 @@ export async function writeSse(
       if (r.done || gone()) break;
       const text = formatFrame(r.value);
       written(Buffer.byteLength(text));
-      corkTurn(res);
       if (!res.write(text) && !gone()) {
         await drained(res, 'close');
       }
