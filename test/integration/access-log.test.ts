@@ -154,7 +154,7 @@ t.test('errors, no route, unparseable: logged and counted in the same shape', as
 
 t.test('a gRPC stream: its id in the response headers, with events and when it fails before any', async (tt) => {
   // the headers of a stream leave after its upstream call is on its way; a failure answered before then sends them
-  // itself, once, ahead of its status (a second send would throw inside grpc-js and take the gateway down)
+  // itself ahead of its status (else the status goes trailers-only, without the id)
   const stream = (id: string, tenant: string, method: 'SendStreamingMessage' | 'SubscribeToTask', params: object) =>
     new Promise<{ md?: grpc.Metadata; events: number; code: number }>((resolve) => {
       const call = grpcStreamCall(gw, method, params as never, { tenant, prefix: '', headers: { 'x-request-id': id } });

@@ -63,7 +63,7 @@ interface Caller {
   answered: boolean;
   /** The call's x-request-id, once read. */
   requestId?: string;
-  /** The response headers are sent (grpc-js marks a trailers-only answer as none: a later sendMetadata would throw). */
+  /** The response headers are sent (once: the deferred send of a stream's finds them gone with an earlier answer). */
   headersSent?: boolean;
 }
 
@@ -152,7 +152,8 @@ export class GrpcInbound {
     const requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
     caller.requestId = requestId;
     // a stream's headers go in this turn (its events may be a while) but after the upstream call is on its way, off the
-    // path to the first event; a unary call's with its answer. An error answered first sends them itself (no-op then).
+    // path to the first event; a unary call's with its answer. A stream answered before then (an error: grpc-js sends
+    // its status on the next tick, trailers-only) sends them itself first, or its x-request-id would be lost.
     if (info.streaming) setImmediate(sendHeaders, call, caller);
     const tenant = d.tenant(info, bytes);
     if (tenant === undefined) {
