@@ -1,7 +1,8 @@
 // A stream's idle timeout (core/idle-timeout.ts): events pass as they come;
 // an upstream silent for the idle time is aborted and the stream fails with
 // UPSTREAM_TIMEOUT, also when its iterator ignores the abort; the time the
-// caller holds an event is not counted; an early end stops the upstream.
+// caller holds an event is not counted, and the silence after it is; an early
+// end stops the upstream and leaves no timer.
 import { once } from 'node:events';
 import t from 'tap';
 import { withIdleTimeout } from '../../src/core/idle-timeout.js';
@@ -47,20 +48,42 @@ t.test('the time the caller holds an event is not idle time', async (tt) => {
   })();
   for await (const e of withIdleTimeout(finite, IDLE_MS, abort)) {
     seen.push(e);
-    // the caller takes three idle times with each event (a slow reader: the writes wait for drain)
-    const held = new AbortController();
-    const timer = setTimeout(() => held.abort(), 3 * IDLE_MS);
-    await once(held.signal, 'abort');
-    clearTimeout(timer);
+    await hold(3 * IDLE_MS); // a slow reader: the writes wait for drain
   }
   tt.same(seen, [1, 2], 'both events, and a clean end');
   tt.equal(abort.signal.aborted, false, 'nothing aborted');
 });
 
-t.test('a caller that stops early ends the upstream iteration', async (tt) => {
+/** Resolves once `ms` have passed (what the caller takes with an event, or a window in which nothing may fire). */
+async function hold(ms: number): Promise<void> {
+  const held = new AbortController();
+  const timer = setTimeout(() => held.abort(), ms);
+  await once(held.signal, 'abort');
+  clearTimeout(timer);
+}
+
+t.test('after an event held past the idle time, a silent upstream still times out', async (tt) => {
+  const abort = new AbortController();
+  const seen: number[] = [];
+  const err = await (async () => {
+    for await (const e of withIdleTimeout(upstream([1]), IDLE_MS, abort)) {
+      seen.push(e);
+      await hold(3 * IDLE_MS); // the timer fires while the caller holds the event; the next pull must re-arm it
+    }
+  })().catch((e: unknown) => e);
+  tt.same(seen, [1], 'the event');
+  tt.ok(err instanceof A2AError && err.errorName === 'UPSTREAM_TIMEOUT', 'then UPSTREAM_TIMEOUT');
+  tt.equal(abort.signal.aborted, true, 'and the upstream call is aborted');
+});
+
+t.test('a caller that stops early ends the upstream iteration, and no timer is left', async (tt) => {
+  const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const before = timers();
   const abort = new AbortController();
   const u = upstream([1, 2, 3]);
   for await (const e of withIdleTimeout(u, IDLE_MS, abort)) if (e === 1) break;
   tt.equal(u.returned, true, "the upstream's iterator is returned");
-  tt.equal(abort.signal.aborted, false, 'no timeout fired');
+  tt.equal(timers(), before, 'its timer is gone (a live one would hold a closing process up to the idle time)');
+  await hold(2 * IDLE_MS);
+  tt.equal(abort.signal.aborted, false, 'no timeout fires after the end');
 });
