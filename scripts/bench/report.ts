@@ -180,6 +180,8 @@ export function writeReport(r: Report): void {
         `| ${s.binding} | ${f(s.ttfeDirectMs, 2)} | ${f(s.ttfeGatewayMs, 2)} | ${f(s.ttfeGatewayMs - s.ttfeDirectMs, 2)} | ${f(s.eventsPerSecond)} | ${f(s.cpuUsPerEvent, 1)} |`,
     ),
     '',
+    '_First event: the median of 100 one-event streams opened one after another on an otherwise idle gateway (HTTP callers keep their connection; a gRPC caller opens one per stream, to the agent directly as to the gateway). Events/s and CPU per event: one stream of 20,000 events._',
+    '',
     '| idle gRPC streams through the gateway | RSS before MiB | RSS after MiB | KiB per stream |',
     '| --: | --: | --: | --: |',
     ...r.idle.map((i) => `| ${i.streams} | ${mib(i.rssBefore)} | ${mib(i.rssAfter)} | ${f(i.perStream / 1024, 1)} |`),
