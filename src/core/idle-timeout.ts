@@ -4,42 +4,75 @@
 // UPSTREAM_TIMEOUT. Pull-based, so it adds no buffering; the time the caller
 // takes with an event is not counted. One timer per stream, re-armed at each
 // pull (a timer, a promise and a race per event were ~1 µs of the 8–13 µs an
-// SSE event costs the gateway).
+// SSE event costs the gateway); an object with next() and return(), not an
+// async generator (event-stream.ts says why).
 import { A2AError } from '../errors/a2a-error.js';
 
-export async function* withIdleTimeout<T>(
-  source: AsyncIterable<T>,
-  idleMs: number,
-  abort: AbortController,
-): AsyncGenerator<T> {
-  const it = source[Symbol.asyncIterator]();
-  let finished = false;
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
+  private it: AsyncIterator<T> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private finished = false;
   /** Fails the pull waiting for the upstream's next event (none while the caller holds the last one). */
-  let waiting: ((e: Error) => void) | undefined;
-  const timer = setTimeout(() => {
-    if (waiting === undefined) return; // the caller held the last event this long: the next pull re-arms
-    abort.abort();
-    waiting(A2AError.of('UPSTREAM_TIMEOUT', `the upstream sent no event for ${idleMs} ms`));
-  }, idleMs);
-  try {
-    for (;;) {
-      timer.refresh();
-      const next = it.next();
-      // the upstream's own answer may settle after a timeout failed the pull: nobody waits for it then
-      const r = await new Promise<IteratorResult<T>>((resolve, reject) => {
-        waiting = reject;
-        next.then(resolve, reject);
-      });
-      waiting = undefined;
-      if (r.done) {
-        finished = true;
-        return;
-      }
-      yield r.value;
-    }
-  } finally {
-    waiting = undefined;
-    clearTimeout(timer);
-    if (!finished) void it.return?.(undefined)?.catch(() => undefined);
+  private waiting: ((e: Error) => void) | undefined;
+
+  constructor(
+    private readonly source: AsyncIterable<T>,
+    private readonly idleMs: number,
+    private readonly abort: AbortController,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
   }
+
+  private readonly fire = (): void => {
+    if (this.waiting === undefined) return; // the caller held the last event this long: the next pull re-arms
+    this.abort.abort();
+    this.waiting(A2AError.of('UPSTREAM_TIMEOUT', `the upstream sent no event for ${this.idleMs} ms`));
+  };
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.finished) return Promise.resolve(DONE);
+    this.it ??= this.source[Symbol.asyncIterator]();
+    if (this.timer) this.timer.refresh();
+    else this.timer = setTimeout(this.fire, this.idleMs);
+    const next = this.it.next();
+    // the upstream's own answer may settle after a timeout failed the pull: nobody waits for it then
+    return new Promise<IteratorResult<T>>((resolve, reject) => {
+      this.waiting = reject;
+      next.then(resolve, reject);
+    }).then(
+      (r) => {
+        this.waiting = undefined;
+        if (r.done) this.finish(false);
+        return this.finished ? DONE : r;
+      },
+      (e: unknown) => {
+        const open = !this.finished;
+        this.finish(open);
+        if (open) throw e;
+        return DONE;
+      },
+    );
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.finish(!this.finished);
+    return Promise.resolve(DONE);
+  }
+
+  /** Ends the stream once: no timer left, and the source returned unless it ended (or failed) itself. */
+  private finish(returnSource: boolean): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.waiting = undefined;
+    clearTimeout(this.timer);
+    if (returnSource) void this.it?.return?.(undefined)?.catch(() => undefined);
+  }
+}
+
+export function withIdleTimeout<T>(source: AsyncIterable<T>, idleMs: number, abort: AbortController): AsyncIterable<T> {
+  return new IdleTimeoutStream(source, idleMs, abort);
 }

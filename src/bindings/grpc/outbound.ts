@@ -6,6 +6,7 @@
 // back through HTTP/2 flow control.
 import { fromBinary } from '@bufbuild/protobuf';
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
+import { mapEvents } from '../../core/event-stream.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
 import { upstreamHeaders } from '../../core/service-params.js';
 import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
@@ -64,21 +65,6 @@ export class GrpcUpstream implements UpstreamClient {
     this.session = upstreams.grpcSession(address, target.tls);
   }
 
-  /** The call's answer messages, decoded; a status other than OK read by the dialect. */
-  private async *messages(env: Envelope, signal: AbortLike): AsyncGenerator<AnyResponse> {
-    const info = methodOf(env);
-    const body = this.dialect.encode(info, env);
-    const metadata = upstreamHeaders(env.serviceParameters);
-    const opts = { metadata, maxMessageBytes: this.target.maxResponseBytes, signal };
-    try {
-      for await (const bytes of this.session.call(this.dialect.path(info), body, opts))
-        yield decode(this.dialect, info, bytes);
-    } catch (e) {
-      if (e instanceof GrpcStatusError) throw this.dialect.error(info, e.status);
-      throw e;
-    }
-  }
-
   /** One answer message, decoded as it arrives (no generators: a unary call is read from its stream's events). */
   async unary(env: Envelope, signal: AbortLike): Promise<AnyResponse> {
     const release = this.upstreams.admit(this.origin, 'unary');
@@ -102,12 +88,21 @@ export class GrpcUpstream implements UpstreamClient {
     }
   }
 
-  async *stream(env: Envelope, signal: AbortSignal): AsyncGenerator<StreamResponse> {
-    const release = this.upstreams.admit(this.origin, 'stream');
-    try {
-      for await (const message of this.messages(env, signal)) yield message as StreamResponse;
-    } finally {
-      release();
-    }
+  /** The call's answer messages, decoded; a status other than OK read by the dialect. */
+  stream(env: Envelope, signal: AbortSignal): AsyncIterable<StreamResponse> {
+    const info = methodOf(env);
+    let release: (() => void) | undefined;
+    return mapEvents<Buffer, StreamResponse>({
+      open: () => {
+        release = this.upstreams.admit(this.origin, 'stream');
+        const body = this.dialect.encode(info, env);
+        const metadata = upstreamHeaders(env.serviceParameters);
+        const opts = { metadata, maxMessageBytes: this.target.maxResponseBytes, signal };
+        return this.session.call(this.dialect.path(info), body, opts);
+      },
+      each: (bytes) => decode(this.dialect, info, bytes) as StreamResponse,
+      error: (e) => (e instanceof GrpcStatusError ? this.dialect.error(info, e.status) : e),
+      close: () => release?.(),
+    });
   }
 }

@@ -8,6 +8,7 @@
 // the call in a message, §13) and mapped: caller gone = CANCELLED, drain =
 // SHUTTING_DOWN.
 import type { Readable } from 'node:stream';
+import { mapEvents } from '../../core/event-stream.js';
 import { newTraceparent, validTraceparent, traceIdOf } from '../../core/trace-context.js';
 import { namesTask } from '../../core/methods.js';
 import { redactError, secretsOf } from '../../core/secrets.js';
@@ -31,11 +32,11 @@ export interface ObserveDeps {
 const ABANDONED = Symbol('abandoned');
 
 /** The events passed on one by one, counted; `done` runs once at the end and maps a failure to what is thrown on. */
-async function* counted<T>(
+function counted<T>(
   src: AsyncIterable<T>,
   onEvent: () => void,
   done: (err: unknown, n: number) => A2AError | undefined,
-): AsyncGenerator<T> {
+): AsyncIterable<T> {
   let n = 0;
   let settled = false;
   const settle = (e: unknown): A2AError | undefined => {
@@ -43,18 +44,17 @@ async function* counted<T>(
     settled = true;
     return done(e, n);
   };
-  try {
-    for await (const e of src) {
+  return mapEvents({
+    open: () => src,
+    each: (e) => {
       n++;
       onEvent();
-      yield e;
-    }
-    settle(undefined);
-  } catch (e) {
-    throw settle(e) ?? e;
-  } finally {
-    settle(ABANDONED);
-  }
+      return e;
+    },
+    end: () => void settle(undefined),
+    error: (e) => settle(e) ?? e,
+    close: () => void settle(ABANDONED),
+  });
 }
 
 /** Calls `done` once when the relayed body has been piped to its end, failed, or was abandoned. */

@@ -11,6 +11,7 @@ import { create, isFieldSet, type DescMessage } from '@bufbuild/protobuf';
 import type { RouteConfig } from '../../config/types.js';
 import type { ResolvedUpstream } from '../../card/upstream-card.js';
 import type { Envelope } from '../../core/envelope.js';
+import { mapEvents } from '../../core/event-stream.js';
 import { withIdleTimeout } from '../../core/idle-timeout.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
 import { requiredViolations } from '../../core/validate.js';
@@ -55,27 +56,30 @@ function checkAnswer(info: MethodInfo, response: AnyResponse | StreamResponse): 
   }
 }
 
-async function* checkedStream(
+/** The upstream's events, each checked; none at all is INVALID_AGENT_RESPONSE. A stream it did not end is aborted. */
+function checkedStream(
   info: MethodInfo,
   events: AsyncIterable<StreamResponse>,
   abort: AbortController,
   release: () => void,
-): AsyncGenerator<StreamResponse> {
+): AsyncIterable<StreamResponse> {
   let n = 0;
-  let ended = false;
-  try {
-    for await (const e of events) {
+  return mapEvents({
+    open: () => events,
+    each: (e) => {
       checkAnswer(info, e);
       n++;
-      yield e;
-    }
-    ended = n > 0;
-    if (!ended) throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream ended ${info.name} without an event`);
-  } finally {
-    release();
-    // a stream the upstream ended has nothing left to stop (an abort builds a DOMException with its stack: ~20 µs)
-    if (!ended) abort.abort();
-  }
+      return e;
+    },
+    end: () => {
+      if (n === 0) throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream ended ${info.name} without an event`);
+    },
+    close: (ended) => {
+      release();
+      // a stream the upstream ended has nothing left to stop (an abort builds a DOMException with its stack: ~20 µs)
+      if (!ended) abort.abort();
+    },
+  });
 }
 
 export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
