@@ -2,12 +2,13 @@
 // than the agent answering (spec §10; "gRPC over HTTP2"): a failure of the
 // connection (refused, TLS, dropped) is UNAVAILABLE with its reason; the
 // agent's RST_STREAM of the call alone is that code's status, flagged
-// unprocessed (safe to send again) when it is REFUSED_STREAM before any answer.
-import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
+// unprocessed (safe to send again) when it is REFUSED_STREAM before any answer;
+// and how a call ended, read when its stream closed (unary and stream alike).
+import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import { GRPC_CODES } from '../errors/catalogue.js';
 import { isTlsFailure } from '../tls/upstream-tls.js';
 import type { AbortLike } from '../util/call-signal.js';
-import { fromRstCode, grpcStatus, type GrpcStatusError } from './grpc-messages.js';
+import { fromRstCode, grpcStatus, GrpcStatusError, statusOf, type GrpcMessageReader } from './grpc-messages.js';
 
 /** The HTTP/2 session a call went on, and why it failed if it did. */
 export interface SessionState {
@@ -70,4 +71,39 @@ export function endAtDeadlineOrAbort(
     clearTimeout(deadline);
     signal.removeEventListener('abort', onAbort);
   };
+}
+
+/** The stream's readable side closed before its end (as an async iterator reports it). */
+const prematureClose = (): Error => Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+
+/** What a call's stream brought before it closed: its head, its trailers, its error. */
+export interface CallEnd {
+  head: IncomingHttpHeaders | undefined;
+  trailers: IncomingHttpHeaders | undefined;
+  failed: Error | undefined;
+}
+
+/**
+ * How a call ended, read when its stream closed: undefined for status OK (and no message cut short), else what the
+ * call throws — the transport's failure, a missing status, the agent's status, a torn last message.
+ */
+export function endOfCall(
+  conn: SessionState,
+  stream: ClientHttp2Stream,
+  end: CallEnd,
+  reader: GrpcMessageReader,
+): unknown {
+  const { head, trailers, failed } = end;
+  if (failed || !stream.readableEnded)
+    return transportError(failed ?? prematureClose(), conn, stream, head !== undefined);
+  const status = head && statusOf(head, trailers);
+  // no status: the connection dropped, or the agent reset the stream
+  if (!status) return transportError(new Error('upstream ended the call without a gRPC status'), conn, stream, !!head);
+  if (status.code !== GRPC_CODES.OK) return new GrpcStatusError(status);
+  try {
+    reader.finish();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
 }

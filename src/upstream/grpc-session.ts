@@ -6,28 +6,19 @@
 // or fails; keepalive pings while calls are open (an unanswered ping closes
 // the session). A call is POST /<service>/<method> with one 5-byte
 // length-prefixed message; a stream's answer messages are read as the caller
-// pulls them (HTTP/2 flow control holds the agent back), a unary call's one
-// message from the stream's events (grpc-unary.ts); the status comes from
-// the trailers, from a trailers-only answer's headers, from a non-200 HTTP
-// status, or from the transport. A status other than OK is thrown as a
+// pulls them (grpc-stream.ts; HTTP/2 flow control holds the agent back), a
+// unary call's one message from the stream's events (grpc-unary.ts); the
+// status comes from the trailers, from a trailers-only answer's headers, from
+// a non-200 HTTP status, or from the transport. A status other than OK is thrown as a
 // GrpcStatusError, read into the catalogue by the gRPC binding (status.ts).
-import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
+import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import type { UpstreamTls } from '../config/types.js';
-import { A2AError } from '../errors/a2a-error.js';
 import { GRPC_CODES } from '../errors/catalogue.js';
 import { undiciConnect } from '../tls/upstream-tls.js';
-import { connectionError, endAtDeadlineOrAbort, transportError, type SessionState } from './grpc-failures.js';
-import {
-  framed,
-  GrpcMessageReader,
-  grpcStatus,
-  GrpcStatusError,
-  refusedHead,
-  statusOf,
-  timeoutHeader,
-  writeFramed,
-} from './grpc-messages.js';
+import { connectionError, type SessionState } from './grpc-failures.js';
+import { framed, grpcStatus, GrpcStatusError, timeoutHeader } from './grpc-messages.js';
 import type { AbortLike } from '../util/call-signal.js';
+import { GrpcStreamAnswer } from './grpc-stream.js';
 import { unaryAnswer } from './grpc-unary.js';
 import { useLeanAsyncBind } from './lean-async-bind.js';
 
@@ -134,22 +125,14 @@ export class GrpcSession {
   }
 
   /**
-   * One call: `body` (chunks) as the request message, the answer messages yielded as
-   * pulled. Ends when the status is OK; otherwise throws GrpcStatusError, or
-   * A2AError for an answer the gateway refuses (compressed, too large, torn).
-   * Leaving the loop early resets the stream (CANCEL).
+   * One server-streaming call: `body` (chunks) as the request message, the answer messages as pulled (grpc-stream.ts).
+   * Ends when the status is OK; otherwise throws GrpcStatusError, or A2AError for an answer the gateway refuses
+   * (compressed, too large, torn). return() resets the stream (CANCEL).
    */
-  async *call(path: string, body: Uint8Array[], opts: GrpcCallOptions): AsyncGenerator<Buffer> {
+  call(path: string, body: Uint8Array[], opts: GrpcCallOptions): AsyncIterableIterator<Buffer> {
     const frame = framed(body);
     const headers = this.headers(path, opts);
-    try {
-      yield* this.attempt(frame, headers, opts);
-    } catch (e) {
-      // a call the agent refused unprocessed (a GOAWAY race while it restarts, a stream it had no room for) goes once
-      // more, as grpc-js's transparent retry did — on a new session when the old one is going away
-      if (!(e instanceof GrpcStatusError && e.unprocessed) || opts.signal.aborted) throw e;
-      yield* this.attempt(frame, headers, opts);
-    }
+    return new GrpcStreamAnswer(this.start(headers, opts), frame, opts, () => this.start(headers, opts));
   }
 
   /**
@@ -202,67 +185,6 @@ export class GrpcSession {
     this.opened(conn);
     stream.once('close', () => this.closed(conn));
     return { conn, stream };
-  }
-
-  private async *attempt(
-    frame: Buffer[],
-    headers: http2.OutgoingHttpHeaders,
-    opts: GrpcCallOptions,
-  ): AsyncGenerator<Buffer> {
-    const started = this.start(headers, opts);
-    if (started instanceof Error) throw started;
-    const { conn, stream } = started;
-    // the stream's error is read where the call ends (the iterator, rstCode, the session's error); this keeps one
-    // that comes while no reader is attached (between attempts, after the last message) from ending the process
-    stream.on('error', () => undefined);
-    /** Why the gateway ended the call itself (deadline, caller gone, a refused answer). */
-    let ended: Error | undefined;
-    const end = (why: Error): void => {
-      ended ??= why;
-      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
-    };
-    let head: IncomingHttpHeaders | undefined;
-    let trailers: IncomingHttpHeaders | undefined;
-    stream.once('response', (h) => {
-      head = h;
-      const refused = refusedHead(h);
-      if (refused) end(refused);
-    });
-    stream.once('trailers', (t) => (trailers = t));
-    const unwatch = endAtDeadlineOrAbort(opts, end);
-    writeFramed(stream, frame);
-    const reader = new GrpcMessageReader(opts.maxMessageBytes);
-    try {
-      try {
-        for await (const chunk of stream as AsyncIterable<Buffer>) {
-          for (const message of reader.push(chunk)) {
-            if (ended) break;
-            yield message;
-          }
-          if (ended) break;
-        }
-      } catch (e) {
-        if (ended) throw ended;
-        if (e instanceof A2AError || e instanceof GrpcStatusError) {
-          end(e);
-          throw e;
-        }
-        throw transportError(e, conn, stream, head !== undefined);
-      }
-      if (ended) throw ended;
-      if (!stream.closed) await new Promise((r) => stream.once('close', r));
-      if (ended) throw ended;
-      const answered = head as IncomingHttpHeaders | undefined; // set by the response event
-      const status = answered && statusOf(answered, trailers);
-      // no status: the connection dropped, or the agent reset the stream
-      if (!status)
-        throw transportError(new Error('upstream ended the call without a gRPC status'), conn, stream, !!answered);
-      if (status.code !== GRPC_CODES.OK) throw new GrpcStatusError(status);
-      reader.finish();
-    } finally {
-      unwatch();
-      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
-    }
   }
 
   /** Gracefully closes every session (open calls finish first). */

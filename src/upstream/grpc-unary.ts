@@ -7,13 +7,9 @@
 // transport). The deadline and the caller's signal reset the stream (CANCEL).
 import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import { A2AError } from '../errors/a2a-error.js';
-import { GRPC_CODES } from '../errors/catalogue.js';
-import { endAtDeadlineOrAbort, transportError, type SessionState } from './grpc-failures.js';
-import { GrpcMessageReader, GrpcStatusError, refusedHead, statusOf, writeFramed } from './grpc-messages.js';
+import { endAtDeadlineOrAbort, endOfCall, type SessionState } from './grpc-failures.js';
+import { GrpcMessageReader, refusedHead, writeFramed } from './grpc-messages.js';
 import type { GrpcCallOptions } from './grpc-session.js';
-
-/** The stream's readable side closed before its end (as an async iterator reports it). */
-const prematureClose = (): Error => Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 
 /** Sends `frame` on `stream` (just opened on `conn`) and resolves with `read` of the one answer message. */
 export function unaryAnswer<T>(
@@ -59,18 +55,8 @@ export function unaryAnswer<T>(
     stream.once('close', () => {
       unwatch();
       if (ended) return reject(ended);
-      if (failed || !stream.readableEnded)
-        return reject(transportError(failed ?? prematureClose(), conn, stream, head !== undefined));
-      const status = head && statusOf(head, trailers);
-      // no status: the connection dropped, or the agent reset the stream
-      if (!status)
-        return reject(transportError(new Error('upstream ended the call without a gRPC status'), conn, stream, !!head));
-      if (status.code !== GRPC_CODES.OK) return reject(new GrpcStatusError(status));
-      try {
-        reader.finish();
-      } catch (e) {
-        return reject(e);
-      }
+      const error = endOfCall(conn, stream, { head, trailers, failed }, reader);
+      if (error !== undefined) return reject(error);
       if (answer === undefined)
         return reject(A2AError.of('INVALID_AGENT_RESPONSE', 'upstream answered a unary call without a message'));
       resolve(answer.value);

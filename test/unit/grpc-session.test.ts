@@ -6,8 +6,9 @@
 // split across DATA frames or share one, a compressed or oversized message,
 // the deadline, the caller leaving (the agent sees the stream cancelled), an
 // answer while a large request waits to be sent on the same session, a
-// refused connection, and a new session after the agent restarts — with
-// the origin's budget given back.
+// refused connection, a call or a stream refused unprocessed (sent once
+// more), a stream whose caller leaves while the agent is silent, and a new
+// session after the agent restarts — with the origin's budget given back.
 import { constants, createServer as createH2Server, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
@@ -87,7 +88,9 @@ async function grpcAgent(port = 0): Promise<{ port: number; close(): void }> {
 
 /** A raw HTTP/2 agent: each SubscribeToTask/GetTask answer is written by hand. */
 /** How often each refusing case was called. */
-const refusals = { once: 0, always: 0, afterHeaders: 0 };
+const refusals = { once: 0, always: 0, afterHeaders: 0, streamOnce: 0 };
+/** Streams the raw agent holds open after one event ("hold-stream"), and whether each was reset. */
+const heldStreams: ServerHttp2Stream[] = [];
 /** One length-prefixed message. */
 function frameOf(message: Uint8Array): Buffer {
   const f = Buffer.alloc(5 + message.length);
@@ -113,6 +116,17 @@ const RAW: Record<string, (s: ServerHttp2Stream) => void> = {
     s.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
     s.on('wantTrailers', () => s.sendTrailers({ 'grpc-status': '0' }));
     s.end(frameOf(task('second')));
+  },
+  'refused-once-stream': (s) => {
+    if (refusals.streamOnce++ === 0) return void s.close(constants.NGHTTP2_REFUSED_STREAM);
+    s.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    s.on('wantTrailers', () => s.sendTrailers({ 'grpc-status': '0' }));
+    s.end(Buffer.concat([frameOf(event('first')), frameOf(event('second'))]));
+  },
+  'hold-stream': (s) => {
+    s.respond({ ':status': 200, 'content-type': 'application/grpc' });
+    s.write(frameOf(event('held')));
+    heldStreams.push(s);
   },
   'refused-always': (s) => {
     refusals.always++;
@@ -347,6 +361,35 @@ t.test('a call the agent refused unprocessed (REFUSED_STREAM) is sent once more,
   const answered = await failure(c.unary(envelope('GetTask', 'x', 'refused-after-headers'), live()));
   tt.equal(answered.errorName, 'UPSTREAM_UNAVAILABLE');
   tt.equal(refusals.afterHeaders, 1, 'a stream the agent had answered is never sent again');
+  await budgetBack(tt, `127.0.0.1:${agent.port}`);
+});
+
+t.test('a stream the agent refused unprocessed is sent once more, its events read from the second', async (tt) => {
+  const events = await drain(
+    client(rawAddress).stream(envelope('SubscribeToTask', 'x', 'refused-once-stream'), live()),
+  );
+  tt.same(
+    events.map((e) => (e as { payload: { value: { id: string } } }).payload.value.id),
+    ['first', 'second'],
+  );
+  tt.equal(refusals.streamOnce, 2, 'two streams reached the agent');
+});
+
+t.test('a stream whose caller leaves while the agent is silent: CANCELLED, the stream reset', async (tt) => {
+  const ac = new AbortController();
+  const events = client(rawAddress).stream(envelope('SubscribeToTask', 'x', 'hold-stream'), ac.signal);
+  const it = events[Symbol.asyncIterator]();
+  const first = await it.next();
+  tt.equal((first.value as { payload: { value: { id: string } } }).payload.value.id, 'held');
+  const waiting = it.next(); // the agent sends nothing more
+  await waitFor(() => heldStreams.length === 1, 'the agent holds the stream');
+  ac.abort();
+  const e = await failure(waiting);
+  tt.equal(e.errorName, 'CANCELLED', 'the waiting pull fails as the caller left');
+  const held = heldStreams[0]!;
+  await waitFor(() => held.closed, 'the agent sees the stream end');
+  tt.equal(held.rstCode, constants.NGHTTP2_CANCEL, 'reset with CANCEL');
+  tt.same(await it.next(), { done: true, value: undefined }, 'then done');
   await budgetBack(tt, `127.0.0.1:${agent.port}`);
 });
 
