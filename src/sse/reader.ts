@@ -131,15 +131,74 @@ export class SseParser {
   }
 }
 
-/** Reads SSE events from a byte stream, pulling only as events are consumed. */
-export async function* readSse(body: AsyncIterable<Uint8Array>, maxEventBytes: number): AsyncGenerator<SseEvent> {
-  const parser = new SseParser(maxEventBytes);
-  const decoder = new TextDecoder('utf-8');
-  for await (const chunk of body) {
-    yield* parser.push(decoder.decode(chunk, { stream: true }));
-    if (parser.failure) throw parser.failure;
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/** The events of a byte stream, as pulled: an object with next() and return() (core/event-stream.ts says why). */
+class SseEvents implements AsyncIterableIterator<SseEvent> {
+  private readonly parser: SseParser;
+  private readonly decoder = new TextDecoder('utf-8');
+  private chunks: AsyncIterator<Uint8Array> | undefined;
+  /** The events of the last chunk, from `at` on not pulled yet. */
+  private events: SseEvent[] = [];
+  private at = 0;
+  private bodyEnded = false;
+  private finished = false;
+
+  constructor(
+    private readonly body: AsyncIterable<Uint8Array>,
+    maxEventBytes: number,
+  ) {
+    this.parser = new SseParser(maxEventBytes);
   }
-  yield* parser.push(decoder.decode());
-  if (parser.failure) throw parser.failure;
-  parser.end();
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<SseEvent>> {
+    if (this.at < this.events.length) return Promise.resolve({ done: false, value: this.events[this.at++]! });
+    if (this.finished) return Promise.resolve(DONE);
+    // an event past the limit fails the stream after the events before it
+    if (this.parser.failure) {
+      this.finish();
+      return Promise.reject(this.parser.failure);
+    }
+    if (this.bodyEnded) {
+      this.parser.end();
+      this.finished = true;
+      return Promise.resolve(DONE);
+    }
+    this.chunks ??= this.body[Symbol.asyncIterator]();
+    return this.chunks.next().then(
+      (r) => {
+        if (this.finished) return DONE;
+        this.bodyEnded = r.done === true;
+        this.events = this.parser.push(r.done ? this.decoder.decode() : this.decoder.decode(r.value, { stream: true }));
+        this.at = 0;
+        return this.next();
+      },
+      (e: unknown) => {
+        this.finished = true;
+        throw e;
+      },
+    );
+  }
+
+  return(): Promise<IteratorResult<SseEvent>> {
+    this.finish();
+    return Promise.resolve(DONE);
+  }
+
+  /** Once: no event left to pull, the body returned unless it ended. */
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.events = [];
+    if (!this.bodyEnded) void this.chunks?.return?.()?.catch(() => undefined);
+  }
+}
+
+/** Reads SSE events from a byte stream, pulling only as events are consumed. */
+export function readSse(body: AsyncIterable<Uint8Array>, maxEventBytes: number): AsyncIterableIterator<SseEvent> {
+  return new SseEvents(body, maxEventBytes);
 }

@@ -14,6 +14,7 @@ import { A2AError } from '../errors/a2a-error.js';
 import { withoutAddresses } from '../errors/addresses.js';
 import { isTlsFailure } from '../tls/upstream-tls.js';
 import { readSse, SseEventTooLarge, type SseEvent } from '../sse/reader.js';
+import { mapEvents } from '../core/event-stream.js';
 import type { UpstreamRegistry } from './registry.js';
 import type { AbortLike } from '../util/call-signal.js';
 
@@ -63,7 +64,7 @@ export interface HttpStream {
   /** The whole body as text (for a non-SSE answer). */
   text(): Promise<string>;
   /** The body as SSE events; transport failures come out as A2AErrors. */
-  events(maxEventBytes: number): AsyncGenerator<SseEvent>;
+  events(maxEventBytes: number): AsyncIterableIterator<SseEvent>;
 }
 
 export interface HttpRequestOptions {
@@ -304,15 +305,14 @@ export class HttpPool {
           if (!body.destroyed) body.destroy();
         }
       },
-      async *events(maxEventBytes: number) {
-        try {
-          yield* readSse(body, maxEventBytes);
-        } catch (e) {
-          throw fail(e);
-        } finally {
-          if (!body.destroyed) body.destroy();
-        }
-      },
+      events: (maxEventBytes: number) =>
+        mapEvents<SseEvent>({
+          open: () => readSse(body, maxEventBytes),
+          error: fail,
+          close: () => {
+            if (!body.destroyed) body.destroy();
+          },
+        }),
     };
   }
 }

@@ -1,6 +1,7 @@
 // The upstream SSE reader against a recorded stream with every feature the
 // issue lists, cut at every byte offset (and into single bytes), plus the
-// event size limit.
+// event size limit, a reader left early (its body returned, read no further)
+// and a body that fails.
 import t from 'tap';
 import { readSse, SseParser, type SseEvent } from '../../src/sse/reader.js';
 
@@ -89,4 +90,36 @@ t.test('events before an oversize one in the same chunk are still delivered', as
     { message: /maximum size/ },
   );
   tt.same(got, ['a', 'b']);
+});
+
+t.test('a reader left early returns its body; a failing body fails the reader after its events', async (tt) => {
+  let returned = 0;
+  let pulls = 0;
+  const endless: AsyncIterable<Uint8Array> = {
+    [Symbol.asyncIterator]: () => ({
+      next: () => Promise.resolve({ done: false, value: Buffer.from(`data: ${++pulls}\n\n`) }),
+      return: () => {
+        returned++;
+        return Promise.resolve({ done: true, value: undefined });
+      },
+    }),
+  };
+  const got: string[] = [];
+  for await (const ev of readSse(endless, 1024)) if (got.push(ev.data) === 3) break;
+  tt.same(got, ['1', '2', '3']);
+  tt.equal(returned, 1, 'the body is returned once');
+  tt.equal(pulls, 3, 'and read no further than the events pulled');
+
+  async function* failing(): AsyncGenerator<Uint8Array> {
+    yield Buffer.from('data: one\n\ndata: tw');
+    throw new Error('connection reset');
+  }
+  const seen: string[] = [];
+  await tt.rejects(
+    (async () => {
+      for await (const ev of readSse(failing(), 1024)) seen.push(ev.data);
+    })(),
+    { message: 'connection reset' },
+  );
+  tt.same(seen, ['one'], 'the event before the failure, not the torn one');
 });
