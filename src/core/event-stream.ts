@@ -11,8 +11,11 @@
 // (its own abort signal stops it) and a late event is dropped.
 
 export interface EventHooks<T, U> {
-  /** The source, opened on the first next() (as a generator's body runs then): nothing is started for a stream never read. */
-  open: () => AsyncIterable<T>;
+  /**
+   * The source, opened on the first next() (as a generator's body runs then): nothing is started for a stream never
+   * read. It may come later (a promise): a stream left meanwhile returns it when it comes.
+   */
+  open: () => AsyncIterable<T> | Promise<AsyncIterable<T>>;
   /** Each event as passed on; a throw fails the stream (and returns the source). */
   each?: (event: T) => U;
   /** The source ended; a throw fails the stream instead. */
@@ -27,6 +30,7 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
 
 class EventStream<T, U> implements AsyncIterableIterator<U> {
   private source: AsyncIterator<T> | undefined;
+  private opening: Promise<AsyncIterator<T> | undefined> | undefined;
   private finished = false;
 
   constructor(private readonly hooks: EventHooks<T, U>) {}
@@ -37,14 +41,31 @@ class EventStream<T, U> implements AsyncIterableIterator<U> {
 
   next(): Promise<IteratorResult<U>> {
     if (this.finished) return Promise.resolve(DONE);
-    let source = this.source;
-    if (source === undefined) {
+    if (this.source !== undefined) return this.pull(this.source);
+    if (this.opening === undefined) {
+      let opened: AsyncIterable<T> | Promise<AsyncIterable<T>>;
       try {
-        source = this.source = this.hooks.open()[Symbol.asyncIterator]();
+        opened = this.hooks.open();
       } catch (e) {
         return Promise.reject(this.fail(e, false));
       }
+      if (!(opened instanceof Promise)) return this.pull((this.source = opened[Symbol.asyncIterator]()));
+      this.opening = opened.then(
+        (s) => (this.source = s[Symbol.asyncIterator]()),
+        (e: unknown) => {
+          if (this.finished) return undefined; // left while it opened: nobody reads this
+          throw this.fail(e, false);
+        },
+      );
     }
+    return this.opening.then((source) => {
+      if (source !== undefined && !this.finished) return this.pull(source);
+      this.returnSource(); // left while it opened
+      return DONE;
+    });
+  }
+
+  private pull(source: AsyncIterator<T>): Promise<IteratorResult<U>> {
     return source.next().then(
       (r) => this.step(r),
       (e: unknown) => {
@@ -91,6 +112,11 @@ class EventStream<T, U> implements AsyncIterableIterator<U> {
     this.finished = true;
     this.hooks.close?.(ended);
   }
+}
+
+/** A source of one event (an answer that came whole where a stream was asked for). */
+export async function* oneEvent<T>(event: T): AsyncGenerator<T> {
+  yield event;
 }
 
 /** The source's events through `hooks`, as a lazy AsyncIterableIterator. */

@@ -6,7 +6,9 @@
 // any pull closes without opening; return() while a pull waits on a silent
 // source returns the source at once (a generator's return() would wait for
 // the source's next event), and the waiting pull ends done, without the
-// event that comes later.
+// event that comes later; a source that opens later (a promise) is pulled
+// once it comes, returned when it comes after the stream was left, and its
+// failure is mapped.
 import t from 'tap';
 import { mapEvents, type EventHooks } from '../../src/core/event-stream.js';
 
@@ -139,4 +141,32 @@ t.test('return() while a pull waits: the source is returned at once, the late ev
   src.release({ done: false, value: 2 }); // the event that was on its way
   tt.same(await waiting, { done: true, value: undefined }, 'the waiting pull ends done, without the late event');
   tt.same(log, ['each 1', 'close false'], 'each never saw the late event; close ran once');
+});
+
+t.test('a source that opens later: pulled once it comes; left meanwhile, it is returned when it comes', async (tt) => {
+  const src = source([1, 2]);
+  src.release({ done: true, value: undefined });
+  let opened!: (s: Source) => void;
+  const later = recorded(src, { open: () => new Promise<AsyncIterable<number>>((r) => (opened = r)) });
+  const first = later.stream.next();
+  opened(src);
+  tt.same(await first, { done: false, value: 10 });
+  tt.same((await drain(later.stream)).seen, [20]);
+  tt.same(later.log, ['each 1', 'each 2', 'end', 'close true']);
+
+  const left = source([1]);
+  let comes!: (s: Source) => void;
+  const gone = recorded(left, { open: () => new Promise<AsyncIterable<number>>((r) => (comes = r)) });
+  const waiting = gone.stream.next();
+  await gone.stream.return!();
+  comes(left);
+  tt.same(await waiting, { done: true, value: undefined }, 'the pull made while it opened ends done');
+  tt.equal(left.opened, 1);
+  tt.equal(left.returned, 1, 'the source that came late is returned');
+  tt.same(gone.log, ['close false']);
+
+  const failing = recorded(source([]), { open: () => Promise.reject(new Error('refused')) });
+  const r = await drain(failing.stream);
+  tt.equal(r.error?.message, 'mapped refused');
+  tt.same(failing.log, ['error refused', 'close false']);
 });

@@ -7,6 +7,7 @@
 // dialect's: 1.0 here, 0.3 through the bridge (outbound-v0_3.ts). A large
 // `raw` part is written into the body's bytes (proto/json-out.ts).
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
+import { mapEvents, oneEvent } from '../../core/event-stream.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
 import { responseFromJson } from '../../core/response.js';
 import { upstreamHeaders } from '../../core/service-params.js';
@@ -15,6 +16,7 @@ import { A2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { outboundJson, type OutboundJson } from '../../proto/json-out.js';
 import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../../upstream/http-pool.js';
+import type { SseEvent } from '../../sse/reader.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
 import { readErrorObject } from './wire.js';
 import type { AbortLike } from '../../util/call-signal.js';
@@ -101,22 +103,19 @@ export class JsonRpcUpstream implements UpstreamClient {
     return this.read(info, parseJson(answer.text) as RpcResponse | undefined, id, `HTTP ${answer.status}`);
   }
 
-  async *stream(env: Envelope, signal: AbortSignal): AsyncGenerator<StreamResponse> {
+  stream(env: Envelope, signal: AbortSignal): AsyncIterable<StreamResponse> {
     const info = methodOf(env);
     const id = this.nextId++;
-    const res = await this.pool.open(this.request(env, info, id, 'text/event-stream'), signal);
-    if (!isEventStream(res.contentType)) {
-      // An error before the stream (or a single answer) comes as plain JSON.
-      yield this.read(
-        info,
-        parseJson(await res.text()) as RpcResponse | undefined,
-        id,
-        `HTTP ${res.status}`,
-      ) as StreamResponse;
-      return;
-    }
-    for await (const ev of res.events(this.target.maxSseEventBytes)) {
-      yield this.read(info, parseJson(ev.data) as RpcResponse | undefined, id, 'SSE event') as StreamResponse;
-    }
+    let where = 'SSE event';
+    return mapEvents<SseEvent, StreamResponse>({
+      open: async () => {
+        const res = await this.pool.open(this.request(env, info, id, 'text/event-stream'), signal);
+        if (isEventStream(res.contentType)) return res.events(this.target.maxSseEventBytes);
+        // An error before the stream (or a single answer) comes as plain JSON.
+        where = `HTTP ${res.status}`;
+        return oneEvent({ event: 'message', data: await res.text() });
+      },
+      each: (ev) => this.read(info, parseJson(ev.data) as RpcResponse | undefined, id, where) as StreamResponse,
+    });
   }
 }

@@ -6,6 +6,7 @@
 // official SDK do; an `event: error` (or an {"error"} event) fails the stream.
 // A large `raw` part is written into the body's bytes (proto/json-out.ts).
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
+import { mapEvents, oneEvent } from '../../core/event-stream.js';
 import type { AnyResponse, HttpRule, MethodInfo } from '../../core/methods.js';
 import { responseFromJson } from '../../core/response.js';
 import { upstreamHeaders } from '../../core/service-params.js';
@@ -15,6 +16,7 @@ import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { isObject, type Json, type JsonObject } from '../../proto/json.js';
 import { outboundJson } from '../../proto/json-out.js';
 import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../../upstream/http-pool.js';
+import type { SseEvent } from '../../sse/reader.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
 import { camel, patternVariables } from './paths.js';
 import { A2A_JSON, readErrorBody } from './wire.js';
@@ -140,18 +142,24 @@ export class RestUpstream implements UpstreamClient {
     return this.read(info, answer.status, answer.text);
   }
 
-  async *stream(env: Envelope, signal: AbortSignal): AsyncGenerator<StreamResponse> {
+  stream(env: Envelope, signal: AbortSignal): AsyncIterable<StreamResponse> {
     const info = methodOf(env);
-    const res = await this.pool.open(this.request(env, info, 'text/event-stream'), signal);
-    if (!isEventStream(res.contentType)) {
-      yield this.read(info, res.status, await res.text()) as StreamResponse;
-      return;
-    }
-    for await (const ev of res.events(this.target.maxSseEventBytes)) {
-      const json = parseJson(ev.data);
-      if (json === undefined)
-        throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent an SSE event that is not JSON');
-      yield this.checked(info, () => this.dialect.event(info, ev.event, json));
-    }
+    /** The HTTP status of an answer that came as plain JSON instead of a stream. */
+    let plain: number | undefined;
+    return mapEvents<SseEvent, StreamResponse>({
+      open: async () => {
+        const res = await this.pool.open(this.request(env, info, 'text/event-stream'), signal);
+        if (isEventStream(res.contentType)) return res.events(this.target.maxSseEventBytes);
+        plain = res.status;
+        return oneEvent({ event: 'message', data: await res.text() });
+      },
+      each: (ev) => {
+        if (plain !== undefined) return this.read(info, plain, ev.data) as StreamResponse;
+        const json = parseJson(ev.data);
+        if (json === undefined)
+          throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent an SSE event that is not JSON');
+        return this.checked(info, () => this.dialect.event(info, ev.event, json));
+      },
+    });
   }
 }
