@@ -37,8 +37,10 @@ export class GrpcStreamAnswer implements AsyncIterableIterator<Buffer> {
   private head: IncomingHttpHeaders | undefined;
   private trailers: IncomingHttpHeaders | undefined;
   private failed: Error | undefined;
-  /** Why the gateway ended the call itself (caller gone, a refused answer). */
+  /** Why the gateway ended the call itself (caller gone, a refused answer): thrown before any message waiting. */
   private ended: unknown;
+  /** A message the gateway refuses (compressed, too large): thrown after the messages before it. */
+  private torn: unknown;
   /** Messages read, not pulled yet (the stream is paused from QUEUE_BYTES of them until they are pulled). */
   private readonly queue: Buffer[] = [];
   private queued = 0;
@@ -85,14 +87,15 @@ export class GrpcStreamAnswer implements AsyncIterableIterator<Buffer> {
   }
 
   private read(chunk: Buffer): void {
-    if (this.finished || this.ended !== undefined) return;
+    if (this.finished || this.ended !== undefined || this.torn !== undefined) return;
     try {
       for (const message of this.reader.push(chunk)) {
         this.queue.push(message);
         this.queued += message.length;
       }
     } catch (e) {
-      return this.end(e);
+      this.torn = e;
+      this.stream!.close(http2.constants.NGHTTP2_CANCEL);
     }
     this.serve();
     if (this.queued >= QUEUE_BYTES) this.stream!.pause();
@@ -101,6 +104,7 @@ export class GrpcStreamAnswer implements AsyncIterableIterator<Buffer> {
   /** How the call ended once its stream closed: undefined for status OK. */
   private status(conn: SessionState, stream: ClientHttp2Stream): unknown {
     if (this.ended !== undefined) return this.ended;
+    if (this.torn !== undefined) return this.torn;
     return endOfCall(conn, stream, { head: this.head, trailers: this.trailers, failed: this.failed }, this.reader);
   }
 
@@ -125,12 +129,13 @@ export class GrpcStreamAnswer implements AsyncIterableIterator<Buffer> {
   private serve(): void {
     const pull = this.pull;
     if (pull === undefined) return;
-    if (this.ended === undefined && this.queue.length === 0 && this.outcome === undefined) return;
+    if (this.ended === undefined && this.queue.length === 0 && this.torn === undefined && this.outcome === undefined)
+      return;
     this.pull = undefined;
     this.answer(pull);
   }
 
-  /** A message first, unless the gateway ended the call; then the outcome. */
+  /** A message first, unless the gateway ended the call; then a refused message, or the outcome. */
   private answer(pull: Pull): void {
     if (this.ended === undefined && this.queue.length > 0) {
       const message = this.queue.shift()!;
@@ -138,12 +143,13 @@ export class GrpcStreamAnswer implements AsyncIterableIterator<Buffer> {
       if (this.queue.length === 0 && this.stream?.isPaused()) this.stream.resume();
       return pull.resolve({ done: false, value: message });
     }
-    const error = this.ended ?? this.outcome?.error;
+    const error = this.ended ?? this.torn ?? this.outcome?.error;
     this.finish();
     if (error === undefined) pull.resolve(DONE);
     else pull.reject(error);
   }
 
+  /** One pull at a time (as `for await` pulls): a second one while the first waits would replace it. */
   next(): Promise<IteratorResult<Buffer>> {
     if (this.finished) return Promise.resolve(DONE);
     return new Promise<IteratorResult<Buffer>>((resolve, reject) => {
@@ -163,7 +169,11 @@ export class GrpcStreamAnswer implements AsyncIterableIterator<Buffer> {
     this.finished = true;
     this.unwatch();
     this.queue.length = 0;
-    if (this.stream && !this.stream.closed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
+    const stream = this.stream;
+    if (stream && !stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    // an answer the agent ended while the stream was paused with data unread waits for an 'end' nobody reads: its
+    // close (and the session's count of open calls) comes with the destroy
+    if (stream && !stream.destroyed) stream.destroy();
     const pull = this.pull;
     this.pull = undefined;
     pull?.resolve(DONE);

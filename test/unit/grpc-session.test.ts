@@ -7,9 +7,17 @@
 // the deadline, the caller leaving (the agent sees the stream cancelled), an
 // answer while a large request waits to be sent on the same session, a
 // refused connection, a call or a stream refused unprocessed (sent once
-// more), a stream whose caller leaves while the agent is silent, and a new
-// session after the agent restarts — with the origin's budget given back.
-import { constants, createServer as createH2Server, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+// more), a stream whose caller leaves while the agent is silent, messages
+// before a refused one, a stream left while paused after the agent ended it
+// (closed all the same), and a new session after the agent restarts — with
+// the origin's budgets given back.
+import {
+  constants,
+  createServer as createH2Server,
+  type ClientHttp2Stream,
+  type Http2Server,
+  type ServerHttp2Stream,
+} from 'node:http2';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
@@ -91,6 +99,8 @@ async function grpcAgent(port = 0): Promise<{ port: number; close(): void }> {
 const refusals = { once: 0, always: 0, afterHeaders: 0, streamOnce: 0 };
 /** Streams the raw agent holds open after one event ("hold-stream"), and whether each was reset. */
 const heldStreams: ServerHttp2Stream[] = [];
+/** Streams that sent a good message and then a compressed one ("good-then-compressed"). */
+const tornStreams: ServerHttp2Stream[] = [];
 /** One length-prefixed message. */
 function frameOf(message: Uint8Array): Buffer {
   const f = Buffer.alloc(5 + message.length);
@@ -122,6 +132,20 @@ const RAW: Record<string, (s: ServerHttp2Stream) => void> = {
     s.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
     s.on('wantTrailers', () => s.sendTrailers({ 'grpc-status': '0' }));
     s.end(Buffer.concat([frameOf(event('first')), frameOf(event('second'))]));
+  },
+  // ~80 KiB of messages and the status at once: more than the client reads ahead before it pauses the stream
+  'flood-end': (s) => {
+    s.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    s.on('wantTrailers', () => s.sendTrailers({ 'grpc-status': '0' }));
+    s.end(Buffer.concat(Array.from({ length: 40 }, (_, i) => frameOf(event(`f${i}`.padEnd(2000, '.'))))));
+  },
+  // a good message, then a compressed one in the next DATA frame
+  'good-then-compressed': (s) => {
+    s.respond({ ':status': 200, 'content-type': 'application/grpc' });
+    const bad = frameOf(event('bad'));
+    bad[0] = 1;
+    s.write(frameOf(event('good')), () => s.write(bad));
+    tornStreams.push(s);
   },
   'hold-stream': (s) => {
     s.respond({ ':status': 200, 'content-type': 'application/grpc' });
@@ -376,8 +400,12 @@ t.test('a stream the agent refused unprocessed is sent once more, its events rea
 });
 
 t.test('a stream whose caller leaves while the agent is silent: CANCELLED, the stream reset', async (tt) => {
+  // one stream at a time to the agent: a stream whose budget is not given back would refuse the next one
+  const tight = new UpstreamRegistry({} as ClientFactories, { ...DEFAULT_LIMITS, upstreamStreams: 1 });
+  tt.teardown(() => tight.close());
+  const one = new GrpcUpstream(target(rawAddress), tight);
   const ac = new AbortController();
-  const events = client(rawAddress).stream(envelope('SubscribeToTask', 'x', 'hold-stream'), ac.signal);
+  const events = one.stream(envelope('SubscribeToTask', 'x', 'hold-stream'), ac.signal);
   const it = events[Symbol.asyncIterator]();
   const first = await it.next();
   tt.equal((first.value as { payload: { value: { id: string } } }).payload.value.id, 'held');
@@ -390,7 +418,35 @@ t.test('a stream whose caller leaves while the agent is silent: CANCELLED, the s
   await waitFor(() => held.closed, 'the agent sees the stream end');
   tt.equal(held.rstCode, constants.NGHTTP2_CANCEL, 'reset with CANCEL');
   tt.same(await it.next(), { done: true, value: undefined }, 'then done');
-  await budgetBack(tt, `127.0.0.1:${agent.port}`);
+  const next = await drain(one.stream(envelope('SubscribeToTask', 'x', 'split'), live()));
+  tt.equal(next.length, 3, 'the stream budget was given back: the next stream goes');
+});
+
+t.test('messages read before a refused one are pulled first; then INVALID_AGENT_RESPONSE', async (tt) => {
+  const session = new GrpcSession(rawAddress, undefined);
+  tt.teardown(() => session.close());
+  const opts = { metadata: { 'x-case': 'good-then-compressed' }, maxMessageBytes: 1 << 20, signal: live() };
+  const answer = session.call(`${SERVICE}/SubscribeToTask`, [new Uint8Array(0)], opts);
+  await waitFor(() => tornStreams[0]?.closed, 'the client read both messages and reset the stream');
+  tt.equal(tornStreams[0]!.rstCode, constants.NGHTTP2_CANCEL, 'reset with CANCEL');
+  const first = await answer.next();
+  tt.same(fromBinary(StreamResponseSchema, first.value as Buffer).payload.value, create(TaskSchema, { id: 'good' }));
+  const e = await failure(answer.next());
+  tt.equal(e.errorName, 'INVALID_AGENT_RESPONSE');
+  tt.match(e.message, /compressed/);
+});
+
+t.test('a stream left while paused after the agent ended it is closed (its session count goes down)', async (tt) => {
+  const session = new GrpcSession(rawAddress, undefined);
+  tt.teardown(() => session.close());
+  const opts = { metadata: { 'x-case': 'flood-end' }, maxMessageBytes: 1 << 20, signal: live() };
+  const answer = session.call(`${SERVICE}/SubscribeToTask`, [new Uint8Array(0)], opts);
+  const stream = (answer as unknown as { stream: ClientHttp2Stream }).stream; // what the call reads from
+  tt.equal((await answer.next()).done, false, 'a first message');
+  await waitFor(() => stream.closed, 'the agent has ended the stream (the rest unread, the stream paused)');
+  tt.ok(stream.isPaused(), 'paused with messages read ahead');
+  await answer.return!();
+  await waitFor(() => stream.destroyed, 'the stream is destroyed once the call is left');
 });
 
 t.test(
