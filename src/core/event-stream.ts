@@ -6,9 +6,10 @@
 // suspended generator holds its frame, its request queue and a promise per
 // layer (about 1 KiB for each open stream, of the ~50 KiB budget), and each
 // event passes a generator's resume and await machinery once per layer.
-// Semantics are a generator's with `for await` over the source, except that
-// return() does not wait for a pending next(): the source is returned at once
-// (its own abort signal stops it) and a late event is dropped.
+// Semantics are a generator's with `for await` over the source, pulled one
+// at a time as `for await` pulls, except that return() does not wait for a
+// pending next(): the source is returned at once (its own abort signal stops
+// it) and a late event is dropped.
 
 export interface EventHooks<T, U> {
   /**
@@ -91,9 +92,11 @@ class EventStream<T, U> implements AsyncIterableIterator<U> {
   /** The stream failed with `e`: the source is returned if it is still open, then `e` as mapped. */
   private fail(e: unknown, sourceOpen: boolean): unknown {
     if (sourceOpen) this.returnSource();
-    const thrown = this.hooks.error ? this.hooks.error(e) : e;
-    this.close(false);
-    return thrown;
+    try {
+      return this.hooks.error ? this.hooks.error(e) : e;
+    } finally {
+      this.close(false);
+    }
   }
 
   return(): Promise<IteratorResult<U>> {

@@ -33,6 +33,7 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
     this.waiting(A2AError.of('UPSTREAM_TIMEOUT', `the upstream sent no event for ${this.idleMs} ms`));
   };
 
+  /** One pull at a time (as `for await` pulls). */
   next(): Promise<IteratorResult<T>> {
     if (this.finished) return Promise.resolve(DONE);
     this.it ??= this.source[Symbol.asyncIterator]();

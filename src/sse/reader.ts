@@ -133,7 +133,10 @@ export class SseParser {
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
-/** The events of a byte stream, as pulled: an object with next() and return() (core/event-stream.ts says why). */
+/**
+ * The events of a byte stream, as pulled one at a time: an object with next() and return() (core/event-stream.ts
+ * says why).
+ */
 class SseEvents implements AsyncIterableIterator<SseEvent> {
   private readonly parser: SseParser;
   private readonly decoder = new TextDecoder('utf-8');
@@ -168,18 +171,24 @@ class SseEvents implements AsyncIterableIterator<SseEvent> {
       this.finished = true;
       return Promise.resolve(DONE);
     }
+    return new Promise((resolve, reject) => this.read(resolve, reject));
+  }
+
+  /** Reads chunks until one completes an event or the body ends (a loop: keep-alive comments add no promise chain). */
+  private read(resolve: (r: Promise<IteratorResult<SseEvent>>) => void, reject: (e: unknown) => void): void {
     this.chunks ??= this.body[Symbol.asyncIterator]();
-    return this.chunks.next().then(
+    this.chunks.next().then(
       (r) => {
-        if (this.finished) return DONE;
+        if (this.finished) return resolve(Promise.resolve(DONE));
         this.bodyEnded = r.done === true;
         this.events = this.parser.push(r.done ? this.decoder.decode() : this.decoder.decode(r.value, { stream: true }));
         this.at = 0;
-        return this.next();
+        if (this.events.length > 0 || this.parser.failure || this.bodyEnded) resolve(this.next());
+        else this.read(resolve, reject);
       },
       (e: unknown) => {
         this.finished = true;
-        throw e;
+        reject(e);
       },
     );
   }

@@ -170,3 +170,14 @@ t.test('a source that opens later: pulled once it comes; left meanwhile, it is r
   tt.equal(r.error?.message, 'mapped refused');
   tt.same(failing.log, ['error refused', 'close false']);
 });
+
+t.test('an error hook that throws still closes the stream', async (tt) => {
+  const failing = recorded(source([], new Error('agent gone')), {
+    error: () => {
+      throw new Error('mapping failed');
+    },
+  });
+  const r = await drain(failing.stream);
+  tt.equal(r.error?.message, 'mapping failed');
+  tt.same(failing.log, ['close false'], 'close ran (what it releases is released)');
+});
