@@ -27,7 +27,8 @@ export interface EventHooks<T, U> {
   close?: (ended: boolean) => void;
 }
 
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+/** The result of a pull once a stream is over (one frozen object for every stream). */
+export const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 class EventStream<T, U> implements AsyncIterableIterator<U> {
   private source: AsyncIterator<T> | undefined;

@@ -7,8 +7,7 @@
 // SSE event costs the gateway); an object with next() and return(), not an
 // async generator (event-stream.ts says why).
 import { A2AError } from '../errors/a2a-error.js';
-
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+import { DONE } from './event-stream.js';
 
 class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
   private it: AsyncIterator<T> | undefined;

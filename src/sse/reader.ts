@@ -3,6 +3,7 @@
 // `\r\n` and `\r` line ends, multi-line data, comments, event/id/retry
 // fields and a leading BOM; an event larger than `maxEventBytes` fails the
 // stream with SseEventTooLarge instead of growing memory.
+import { DONE } from '../core/event-stream.js';
 
 export interface SseEvent {
   /** The `event:` field; "message" when absent. */
@@ -130,8 +131,6 @@ export class SseParser {
     return hadData ? ev : undefined;
   }
 }
-
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /**
  * The events of a byte stream, as pulled one at a time: an object with next() and return() (core/event-stream.ts

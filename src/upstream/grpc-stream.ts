@@ -11,6 +11,7 @@
 // going away) is sent once more, as grpc-js's transparent retry did. The
 // caller's signal, a refused answer or return() reset the stream (CANCEL).
 import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
+import { DONE } from '../core/event-stream.js';
 import { endAtDeadlineOrAbort, endOfCall, type SessionState } from './grpc-failures.js';
 import { GrpcMessageReader, GrpcStatusError, refusedHead, writeFramed } from './grpc-messages.js';
 import type { GrpcCallOptions } from './grpc-session.js';
@@ -23,8 +24,6 @@ export interface StreamStart {
 
 /** Bytes of messages read ahead of the caller's pulls: a pause and resume per message cost ~1 µs per event. */
 const QUEUE_BYTES = 16 * 1024;
-
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 interface Pull {
   resolve(r: IteratorResult<Buffer>): void;
