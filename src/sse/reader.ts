@@ -180,7 +180,15 @@ class SseEvents implements AsyncIterableIterator<SseEvent> {
       (r) => {
         if (this.finished) return resolve(Promise.resolve(DONE));
         this.bodyEnded = r.done === true;
-        this.events = this.parser.push(r.done ? this.decoder.decode() : this.decoder.decode(r.value, { stream: true }));
+        try {
+          this.events = this.parser.push(
+            r.done ? this.decoder.decode() : this.decoder.decode(r.value, { stream: true }),
+          );
+        } catch (e) {
+          // a chunk that is not bytes (the size limit is kept in parser.failure): the pull fails, as a generator's would
+          this.finish();
+          return reject(e);
+        }
         this.at = 0;
         if (this.events.length > 0 || this.parser.failure || this.bodyEnded) resolve(this.next());
         else this.read(resolve, reject);

@@ -123,3 +123,10 @@ t.test('a reader left early returns its body; a failing body fails the reader af
   );
   tt.same(seen, ['one'], 'the event before the failure, not the torn one');
 });
+
+t.test('a body that yields something other than bytes fails the pull instead of leaving it waiting', async (tt) => {
+  async function* strings(): AsyncGenerator<Uint8Array> {
+    yield 'data: text\n\n' as unknown as Uint8Array;
+  }
+  await tt.rejects(readSse(strings(), 1024).next(), TypeError);
+});
