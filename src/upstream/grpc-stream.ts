@@ -32,7 +32,8 @@ interface Pull {
 
 export class GrpcStreamAnswer implements AsyncIterableIterator<Buffer> {
   private stream: ClientHttp2Stream | undefined;
-  private reader: GrpcMessageReader;
+  /** The attempt's message reader, made by open() (read only from its stream's events). */
+  private reader!: GrpcMessageReader;
   private head: IncomingHttpHeaders | undefined;
   private trailers: IncomingHttpHeaders | undefined;
   private failed: Error | undefined;
@@ -57,7 +58,6 @@ export class GrpcStreamAnswer implements AsyncIterableIterator<Buffer> {
     /** Opens the call's stream again (for a call refused unprocessed). */
     private readonly again: () => StreamStart | GrpcStatusError,
   ) {
-    this.reader = new GrpcMessageReader(opts.maxMessageBytes);
     this.unwatch = endAtDeadlineOrAbort(opts, (why) => this.end(why));
     this.open(first);
   }
