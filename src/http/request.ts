@@ -4,6 +4,7 @@
 // framework-free HTTP call and answer that the JSON-RPC and REST inbounds work
 // on (src/server/http.ts makes them from node:http requests).
 import type { Readable } from 'node:stream';
+import type { JsonBody } from '../proto/json-out.js';
 import type { CallSignal } from '../util/call-signal.js';
 
 /** Header (or gRPC metadata) lookup by lower-case name; multi-valued headers are comma-joined. */
@@ -67,8 +68,8 @@ export interface SseFrame {
 export interface HttpAnswer {
   status: number;
   headers: Record<string, string>;
-  /** JSON text (bytes when a large `raw` part was written straight into them). */
-  body?: string | Buffer;
+  /** JSON text, or pieces made as they are sent when it holds a large `raw` part (proto/json-out.ts). */
+  body?: JsonBody;
   /** A streamed answer: written as text/event-stream, pulled one frame at a time. */
   sse?: { frames: AsyncIterable<SseFrame>; keepAliveMs: number };
   /** A relayed upstream answer (pass-through): its head was read; its body whole, or piped as it comes. */

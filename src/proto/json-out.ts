@@ -2,9 +2,10 @@
 // answer body, without building a multi-MiB base64 string for a large bytes
 // value (large-bytes.ts) and a JSON text around it and a buffer of that text:
 // each large value is swapped for a short marker (large-bytes.ts), the JSON
-// is made and stringified with the markers, and the body is one buffer of
-// that text with each marker's base64 written in its place (base64-bytes.ts:
-// no string of it). Without a large value it is the plain JSON text.
+// is made and stringified with the markers, and the body is a PiecedBody: the
+// text between the markers, and each marker's base64 made a chunk at a time
+// as the body is sent (base64-bytes.ts: no string of it, and never the whole
+// body in memory at once). Without a large value it is the plain JSON text.
 import type { DescMessage, JsonValue, Message } from '@bufbuild/protobuf';
 import { base64Length, encodeBase64Into } from './base64-bytes.js';
 import {
@@ -20,11 +21,48 @@ import {
 } from './large-bytes.js';
 import { writeJson } from './json.js';
 
+/** The base64 of this many bytes of a large value is one chunk of a PiecedBody (64 KiB; a multiple of 3: no padding inside). */
+const CHUNK_BYTES = 48 * 1024;
+
+/**
+ * A body made as it is sent: its length first (the Content-Length), then its bytes in pieces — the JSON text
+ * around each large value, and the value's base64 CHUNK_BYTES at a time. Each iteration makes the pieces
+ * afresh (a retried request sends it again).
+ */
+export class PiecedBody implements Iterable<Buffer> {
+  constructor(
+    readonly byteLength: number,
+    private readonly texts: Buffer[],
+    private readonly large: Uint8Array[],
+  ) {}
+
+  *[Symbol.iterator](): Iterator<Buffer> {
+    for (let i = 0; i < this.texts.length; i++) {
+      if (this.texts[i]!.length > 0) yield this.texts[i]!;
+      const bytes = this.large[i];
+      if (!bytes) continue;
+      for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+        const part = bytes.subarray(at, at + CHUNK_BYTES);
+        const out = Buffer.allocUnsafe(base64Length(part.length));
+        encodeBase64Into(out, 0, part);
+        yield out;
+      }
+    }
+  }
+}
+
+/** A body as an answer or request carries it: JSON text, bytes, or pieces made as they are sent. */
+export type JsonBody = string | Buffer | PiecedBody;
+
+/** A body's length in bytes (its Content-Length). */
+export const bodyLength = (body: JsonBody): number =>
+  body instanceof PiecedBody ? body.byteLength : Buffer.byteLength(body);
+
 export interface OutboundJson {
   /** The message's ProtoJSON (large bytes values as markers: only `body` may be written of it). */
   json: JsonValue;
-  /** The body: `outer`, a JSON value holding `json`, as JSON text — bytes when a large value was written in. */
-  body(outer: unknown): string | Buffer;
+  /** The body: `outer`, a JSON value holding `json`, as JSON text — pieces when it holds a large value. */
+  body(outer: unknown): string | PiecedBody;
 }
 
 /** A JSON value written as it is (no large bytes value in it). */
@@ -63,17 +101,11 @@ export function outboundJson(desc: DescMessage, message: Message): OutboundJson 
     body(outer) {
       const text = JSON.stringify(outer);
       const spots = markerSpots(text, large);
-      const pieces = spots.map((s, i) => text.slice(i === 0 ? 0 : spots[i - 1]!.end, s.at));
-      pieces.push(text.slice(spots[spots.length - 1]!.end));
-      const size =
-        pieces.reduce((n, p) => n + Buffer.byteLength(p), 0) + large.reduce((n, b) => n + base64Length(b.length), 0);
-      const out = Buffer.allocUnsafe(size);
-      let pos = 0;
-      pieces.forEach((p, i) => {
-        pos += out.write(p, pos, 'utf8');
-        if (i < spots.length) pos = encodeBase64Into(out, pos, spots[i]!.bytes);
-      });
-      return out;
+      const texts = spots.map((s, i) => Buffer.from(text.slice(i === 0 ? 0 : spots[i - 1]!.end, s.at), 'utf8'));
+      texts.push(Buffer.from(text.slice(spots[spots.length - 1]!.end), 'utf8'));
+      const inOrder = spots.map((s) => s.bytes);
+      const size = texts.reduce((n, t) => n + t.length, 0) + inOrder.reduce((n, b) => n + base64Length(b.length), 0);
+      return new PiecedBody(size, texts, inOrder);
     },
   };
 }

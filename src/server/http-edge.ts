@@ -13,6 +13,7 @@ import { matchRestPath } from '../bindings/rest/paths.js';
 import { restError } from '../bindings/rest/inbound.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { errorHeaders } from '../http/error-headers.js';
+import { bodyLength, PiecedBody } from '../proto/json-out.js';
 import type { HttpAnswer, Wire } from '../http/request.js';
 import { canonicalPath, hasDotSegment, isAuthority } from '../routing/canonical.js';
 import { responseGone } from '../util/drained.js';
@@ -95,9 +96,13 @@ export function relay(body: Readable, res: ServerResponse, wire: Wire): Promise<
   });
 }
 
-/** An answer written whole, with its length (none on a 204 or 304); a HEAD request gets its head only. */
+/**
+ * An answer with its length (none on a 204 or 304); a HEAD request gets its head only. A pieced body is written
+ * as it is made, a piece at a time with backpressure.
+ */
 export function send(res: EdgeResponse, a: HttpAnswer, wire?: Wire): void {
-  const length = a.body === undefined ? 0 : Buffer.byteLength(a.body);
+  const body = a.body;
+  const length = body === undefined ? 0 : bodyLength(body);
   if (wire) {
     wire.status = a.status;
     wire.bytesOut = length;
@@ -105,23 +110,28 @@ export function send(res: EdgeResponse, a: HttpAnswer, wire?: Wire): void {
   if (a.status !== 204 && a.status !== 304) res.setHeader('content-length', length);
   const raw = res as ServerResponse;
   raw.writeHead(a.status, a.headers);
-  if (a.body === undefined) raw.end();
-  else if (length > H2_CHUNK && 'stream' in res) writeInChunks(res, Buffer.from(a.body));
-  else raw.end(a.body);
+  if (body === undefined) raw.end();
+  else if (body instanceof PiecedBody) writePieces(res, body[Symbol.iterator]());
+  else if (length > H2_CHUNK && 'stream' in res) writePieces(res, chunksOf(Buffer.from(body)));
+  else raw.end(body);
 }
 
 /** What an h2 answer is written in at a time (as fastify does): a whole large body queued at once counts against Node's session memory cap, and the session then refuses the caller's other streams (ENHANCE_YOUR_CALM). */
 const H2_CHUNK = 64 * 1024;
 
-function writeInChunks(res: EdgeResponse, body: Buffer): void {
-  let offset = 0;
+function* chunksOf(body: Buffer): Iterator<Buffer> {
+  for (let at = 0; at < body.length; at += H2_CHUNK) yield body.subarray(at, at + H2_CHUNK);
+}
+
+/** Pieces written while the response takes them, then on each 'drain'; a caller gone stops the making. */
+function writePieces(res: EdgeResponse, pieces: Iterator<Buffer>): void {
   const next = (): void => {
-    while (offset < body.length) {
-      if (responseGone(res as ServerResponse)) return;
-      const chunk = body.subarray(offset, (offset += H2_CHUNK));
-      if (!(res as ServerResponse).write(chunk)) return void res.once('drain', next);
+    for (;;) {
+      if (responseGone(res as ServerResponse)) return void pieces.return?.();
+      const piece = pieces.next();
+      if (piece.done) return void res.end();
+      if (!(res as ServerResponse).write(piece.value)) return void res.once('drain', next);
     }
-    res.end();
   };
   next();
 }

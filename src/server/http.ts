@@ -48,6 +48,7 @@ import {
 } from './http-edge.js';
 import { createHttpListener, type EdgeRequest, type EdgeResponse, type HttpListener } from './http-listener.js';
 import { probeAnswer } from './probes.js';
+import { bodyLength } from '../proto/json-out.js';
 
 export interface HttpServerDeps {
   table: RouteTable;
@@ -72,7 +73,7 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
 
   /** An answer given before any call was made (no route, a refused request) is logged and counted too. */
   const rejected = (req: EdgeRequest, requestId: string, path: string, err: A2AError, answer: HttpAnswer) => {
-    const wire: Wire = { path, status: answer.status, bytesOut: answer.body ? Buffer.byteLength(answer.body) : 0 };
+    const wire: Wire = { path, status: answer.status, bytesOut: answer.body ? bodyLength(answer.body) : 0 };
     const view = { host: hostOf(req), remoteAddress: req.socket?.remoteAddress, header: () => undefined };
     const inbound = answer.headers['content-type'] === 'application/json' ? 'JSONRPC' : 'HTTP+JSON';
     deps.pipeline.rejected({ inbound, requestId, started: process.hrtime.bigint(), wire, view }, err);

@@ -15,6 +15,7 @@ import { withoutAddresses } from '../errors/addresses.js';
 import { isTlsFailure } from '../tls/upstream-tls.js';
 import { readSse, SseEventTooLarge, type SseEvent } from '../sse/reader.js';
 import { mapEvents } from '../core/event-stream.js';
+import { PiecedBody, type JsonBody } from '../proto/json-out.js';
 import type { UpstreamRegistry } from './registry.js';
 import type { AbortLike } from '../util/call-signal.js';
 
@@ -71,7 +72,16 @@ export interface HttpRequestOptions {
   method: Dispatcher.HttpMethod;
   path: string;
   headers: Record<string, string>;
-  body?: string | Buffer;
+  body?: JsonBody;
+}
+
+/** The request as undici takes it: a pieced body is an iterable (sent as it is made), its length given. */
+function sendable(opts: HttpRequestOptions): Dispatcher.DispatchOptions {
+  const body = opts.body;
+  if (!(body instanceof PiecedBody)) return { ...opts, body: body ?? null };
+  // Dispatcher.md allows an Iterable body; undici's DispatchOptions type does not list it
+  const iterable = body as unknown as Dispatcher.DispatchOptions['body'];
+  return { ...opts, headers: { ...opts.headers, 'content-length': String(body.byteLength) }, body: iterable };
 }
 
 const REFUSED = new Set([
@@ -232,7 +242,7 @@ export class HttpPool {
       };
       stop = dispatchAbortable(
         this.pool,
-        { ...opts, body: opts.body ?? null, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs },
+        { ...sendable(opts), headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs },
         signal,
         {
           onResponseStart: (c, statusCode, headers) => {
@@ -273,8 +283,7 @@ export class HttpPool {
     let res: Dispatcher.ResponseData;
     try {
       res = await this.streams.request({
-        ...opts,
-        body: opts.body ?? null,
+        ...sendable(opts),
         signal,
         headersTimeout: this.timeoutMs,
         bodyTimeout: 0,

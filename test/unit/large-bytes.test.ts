@@ -15,7 +15,7 @@ import { parseJsonBody, readJsonBody } from '../../src/http/json-body.js';
 import { base64Length, decodeBase64InPlace, encodeBase64Into } from '../../src/proto/base64-bytes.js';
 import { concatChunks, toBinaryChunks } from '../../src/proto/binary-chunks.js';
 import { readJson, writeJson, ProtoJsonError } from '../../src/proto/json.js';
-import { outboundJson } from '../../src/proto/json-out.js';
+import { outboundJson, PiecedBody } from '../../src/proto/json-out.js';
 import type { Msg } from '../../src/proto/large-bytes.js';
 
 const bytes = (n: number, seed = 1): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 131 + seed) & 255);
@@ -75,12 +75,19 @@ t.test('ProtoJSON into a body: the JSON protobuf-es writes', async (tt) => {
   ] as const) {
     const out = outboundJson(schema, msg);
     const body = out.body({ jsonrpc: '2.0', id: 7, result: out.json });
-    tt.ok(Buffer.isBuffer(body), `${name}: written as bytes`);
+    if (!(body instanceof PiecedBody)) throw new Error(`${name}: not written in pieces`);
+    const pieces = [...body];
+    const whole = Buffer.concat(pieces);
+    tt.equal(whole.length, body.byteLength, `${name}: its length is the length of its pieces`);
     tt.same(
-      JSON.parse(body.toString()),
+      JSON.parse(whole.toString()),
       { jsonrpc: '2.0', id: 7, result: writeJson(schema, msg) },
       `${name}: the same JSON`,
     );
+    // the large value's base64 (266,668 characters) comes in pieces of 64 KiB, never whole
+    tt.ok(pieces.length >= 5, `${name}: ${pieces.length} pieces`);
+    tt.ok(Math.max(...pieces.map((p) => p.length)) <= 64 * 1024, `${name}: no piece over 64 KiB`);
+    tt.same(Buffer.concat([...body]), whole, `${name}: made afresh, the same, when it is sent again`);
   }
   const small = outboundJson(SendMessageRequestSchema, request([raw(bytes(10))]));
   tt.equal(small.body(small.json), JSON.stringify(writeJson(SendMessageRequestSchema, request([raw(bytes(10))]))));
@@ -92,7 +99,7 @@ t.test('ProtoJSON into a body: many large values, each written in its place once
   const out = outboundJson(SendMessageRequestSchema, msg);
   const body = out.body({ result: out.json });
   tt.same(
-    JSON.parse(body.toString()),
+    JSON.parse(Buffer.concat([...(body as PiecedBody)]).toString()),
     { result: writeJson(SendMessageRequestSchema, msg) },
     '40 large parts, each its own',
   );

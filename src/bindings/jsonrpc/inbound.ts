@@ -36,7 +36,7 @@ import type { Answer, Call, InboundRequest } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { writeJson, isObject, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
 import type { LongStrings } from '../../proto/json-in.js';
-import { outboundJson, plainJson } from '../../proto/json-out.js';
+import { outboundJson, plainJson, type JsonBody } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
 import { mapLimited } from '../../util/map-limited.js';
@@ -71,12 +71,8 @@ const errorResponse = (id: JsonRpcId, err: A2AError, dialect: ProtocolVersion = 
   error: DIALECTS[dialect].error(err),
 });
 
-/** `write`: the body's text (a 1.0 result's outboundJson writes a large raw part straight into its bytes). */
-function answer(
-  status: number,
-  body: Json | undefined,
-  write: (body: Json) => string | Buffer = JSON.stringify,
-): HttpAnswer {
+/** `write`: the body's text (a 1.0 result's outboundJson writes a large raw part as pieces made as they are sent). */
+function answer(status: number, body: Json | undefined, write: (body: Json) => JsonBody = JSON.stringify): HttpAnswer {
   return body === undefined ? { status: 204, headers: {} } : { status, headers: HEADERS, body: write(body) };
 }
 

@@ -20,7 +20,7 @@ import { speaksV03, v03Answer, v03Error, v03Operation } from './inbound-v0_3.js'
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { isObject, writeJson, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
 import { NO_LONG_STRINGS, type LongStrings } from '../../proto/json-in.js';
-import { outboundJson } from '../../proto/json-out.js';
+import { outboundJson, type JsonBody } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
 import { camel, matchRestPath } from './paths.js';
@@ -28,12 +28,8 @@ import { A2A_JSON, errorBody } from './wire.js';
 
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
 
-/** `write`: the body's text (outboundJson writes a large raw part straight into its bytes). */
-export function restAnswer(
-  status: number,
-  body: Json,
-  write: (body: Json) => string | Buffer = JSON.stringify,
-): HttpAnswer {
+/** `write`: the body's text (outboundJson writes a large raw part as pieces made as they are sent). */
+export function restAnswer(status: number, body: Json, write: (body: Json) => JsonBody = JSON.stringify): HttpAnswer {
   return { status, headers: { 'content-type': A2A_JSON }, body: write(body) };
 }
 

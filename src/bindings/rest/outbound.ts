@@ -14,7 +14,7 @@ import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { isObject, type Json, type JsonObject } from '../../proto/json.js';
-import { outboundJson } from '../../proto/json-out.js';
+import { outboundJson, type JsonBody } from '../../proto/json-out.js';
 import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../../upstream/http-pool.js';
 import type { SseEvent } from '../../sse/reader.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
@@ -49,7 +49,7 @@ function queryString(json: JsonObject, skip: Set<string>): string {
 /** What differs between A2A versions on REST: paths and bodies, answers, stream events and errors. */
 export interface RestDialect {
   /** The request for the method, its path below the upstream's base path. */
-  request(env: Envelope, info: MethodInfo): { verb: string; path: string; body?: string | Buffer };
+  request(env: Envelope, info: MethodInfo): { verb: string; path: string; body?: JsonBody };
   /** A 2xx answer's JSON (undefined: no body) → the typed response. */
   answer(info: MethodInfo, json: unknown): AnyResponse;
   /** A non-2xx answer → the error. */

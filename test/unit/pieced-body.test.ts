@@ -1,0 +1,125 @@
+// A body holding a large `raw` part (src/proto/json-out.ts PiecedBody) is
+// made as it is sent, at both ends: to a caller (server/http-edge.ts send:
+// the pieces written with backpressure, none made once the caller is gone)
+// and to an HTTP upstream (upstream/http-pool.ts: undici takes it as an
+// iterable with its Content-Length). Real node:http servers on 127.0.0.1.
+import { once } from 'node:events';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { create } from '@bufbuild/protobuf';
+import { DEFAULT_LIMITS } from '../../src/config/types.js';
+import type { UpstreamTarget } from '../../src/core/upstream.js';
+import { PartSchema, SendMessageRequestSchema } from '../../src/gen/a2a_pb.js';
+import { outboundJson, PiecedBody } from '../../src/proto/json-out.js';
+import { send } from '../../src/server/http-edge.js';
+import { HttpPool } from '../../src/upstream/http-pool.js';
+import { UpstreamRegistry, type ClientFactories } from '../../src/upstream/registry.js';
+
+const MiB = 2 ** 20;
+
+/** A SendMessageRequest with one raw part of `size` bytes, as a body, and the pieces its iterations made. */
+function largeBody(size: number): { body: PiecedBody; made: () => number; raw: Buffer } {
+  const raw = Buffer.alloc(size, 0x5a);
+  const message = { messageId: 'm', role: 1, parts: [create(PartSchema, { content: { case: 'raw', value: raw } })] };
+  const out = outboundJson(SendMessageRequestSchema, create(SendMessageRequestSchema, { message }));
+  const pieced = out.body(out.json);
+  if (!(pieced instanceof PiecedBody)) throw new Error('not written in pieces');
+  let made = 0;
+  const counted = Object.create(pieced) as PiecedBody; // the same body, its pieces counted as they are made
+  counted[Symbol.iterator] = function* () {
+    for (const piece of pieced) {
+      made++;
+      yield piece;
+    }
+  };
+  return { body: counted, made: () => made, raw };
+}
+
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  const server = createServer(handler);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+t.test('to a caller: the whole body with its length; a caller gone stops the making', async (tt) => {
+  const bodies: Array<ReturnType<typeof largeBody>> = [];
+  const closed: Array<Promise<unknown>> = [];
+  const url = await listen((_req, res) => {
+    const b = largeBody(8 * MiB);
+    bodies.push(b);
+    closed.push(once(res, 'close'));
+    send(res, { status: 200, headers: { 'content-type': 'application/json' }, body: b.body });
+  });
+  const total = Math.ceil((8 * MiB) / (48 * 1024)) + 2; // the base64's chunks and the text on either side
+
+  // read whole: every piece, its declared length, the same JSON
+  const full = await new Promise<{ length: string | undefined; text: string }>((resolve, reject) => {
+    httpRequest(url, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({ length: res.headers['content-length'], text: Buffer.concat(chunks).toString('utf8') }),
+      );
+    })
+      .on('error', reject)
+      .end();
+  });
+  tt.equal(Number(full.length), Buffer.byteLength(full.text), 'Content-Length is the length sent');
+  const json = JSON.parse(full.text) as { message: { parts: Array<{ raw: string }> } };
+  tt.ok(Buffer.from(json.message.parts[0]!.raw, 'base64').equals(bodies[0]!.raw), 'the raw part, byte for byte');
+  tt.equal(bodies[0]!.made(), total, 'every piece made once');
+
+  // a caller that leaves after the first bytes: the rest is not made
+  await new Promise<void>((resolve, reject) => {
+    const req = httpRequest(url, (res) => {
+      res.once('data', () => {
+        req.destroy();
+        resolve();
+      });
+    }).on('error', () => undefined);
+    req.on('error', reject).end();
+  });
+  await closed[1];
+  // the response's close came: a 'drain' never comes after it, so no piece is made from here on
+  const madeAtClose = bodies[1]!.made();
+  tt.ok(madeAtClose < total, `${madeAtClose} of ${total} pieces made for a caller that left`);
+});
+
+t.test('to an HTTP upstream: the pieces with their Content-Length, sent again in full on a new request', async (tt) => {
+  const received: Array<{ length: number; bytes: Buffer }> = [];
+  const url = await listen((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ length: Number(req.headers['content-length']), bytes: Buffer.concat(chunks) });
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    });
+  });
+  const registry = new UpstreamRegistry({} as ClientFactories, DEFAULT_LIMITS);
+  tt.teardown(() => registry.close());
+  const target: UpstreamTarget = {
+    url,
+    version: '1.0',
+    timeoutMs: 10_000,
+    maxSseEventBytes: MiB,
+    maxResponseBytes: MiB,
+    tls: undefined,
+  };
+  const pool = new HttpPool(target, registry);
+  const b = largeBody(3 * MiB);
+  const opts = { method: 'POST' as const, path: '/', headers: { 'content-type': 'application/json' }, body: b.body };
+  for (let i = 0; i < 2; i++) {
+    const answer = await pool.request(opts, new AbortController().signal);
+    tt.equal(answer.text, '{}', `request ${i + 1} answered`);
+  }
+  const expected = Buffer.concat([...b.body]);
+  for (const [i, r] of received.entries()) {
+    tt.equal(r.length, expected.length, `request ${i + 1}: Content-Length is the body's length`);
+    tt.ok(r.bytes.equals(expected), `request ${i + 1}: the body, byte for byte`);
+  }
+  tt.equal(received.length, 2, 'both requests reached the upstream');
+});
