@@ -110,21 +110,25 @@ export function send(res: EdgeResponse, a: HttpAnswer, wire?: Wire): void {
   if (a.status !== 204 && a.status !== 304) res.setHeader('content-length', length);
   const raw = res as ServerResponse;
   raw.writeHead(a.status, a.headers);
+  const h2 = 'stream' in res;
   if (body === undefined) raw.end();
-  else if (body instanceof PiecedBody) writePieces(res, body[Symbol.iterator]());
-  else if (length > H2_CHUNK && 'stream' in res) writePieces(res, chunksOf(Buffer.from(body)));
+  else if (body instanceof PiecedBody) writePieces(res, h2 ? inH2Chunks(body) : body);
+  else if (length > H2_CHUNK && h2) writePieces(res, inH2Chunks([Buffer.from(body)]));
   else raw.end(body);
 }
 
 /** What an h2 answer is written in at a time (as fastify does): a whole large body queued at once counts against Node's session memory cap, and the session then refuses the caller's other streams (ENHANCE_YOUR_CALM). */
 const H2_CHUNK = 64 * 1024;
 
-function* chunksOf(body: Buffer): Iterator<Buffer> {
-  for (let at = 0; at < body.length; at += H2_CHUNK) yield body.subarray(at, at + H2_CHUNK);
+/** The pieces in slices of at most H2_CHUNK (a pieced body's JSON text around its large values may be longer). */
+function* inH2Chunks(pieces: Iterable<Buffer>): Iterable<Buffer> {
+  for (const piece of pieces)
+    for (let at = 0; at < piece.length; at += H2_CHUNK) yield piece.subarray(at, at + H2_CHUNK);
 }
 
 /** Pieces written while the response takes them, then on each 'drain'; a caller gone stops the making. */
-function writePieces(res: EdgeResponse, pieces: Iterator<Buffer>): void {
+function writePieces(res: EdgeResponse, body: Iterable<Buffer>): void {
+  const pieces = body[Symbol.iterator]();
   const next = (): void => {
     for (;;) {
       if (responseGone(res as ServerResponse)) return void pieces.return?.();

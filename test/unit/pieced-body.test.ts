@@ -4,6 +4,7 @@
 // and to an HTTP upstream (upstream/http-pool.ts: undici takes it as an
 // iterable with its Content-Length). Real node:http servers on 127.0.0.1.
 import { once } from 'node:events';
+import { connect as h2connect, createServer as createH2Server, type Http2ServerResponse } from 'node:http2';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
@@ -19,9 +20,11 @@ import { UpstreamRegistry, type ClientFactories } from '../../src/upstream/regis
 const MiB = 2 ** 20;
 
 /** A SendMessageRequest with one raw part of `size` bytes, as a body, and the pieces its iterations made. */
-function largeBody(size: number): { body: PiecedBody; made: () => number; raw: Buffer } {
+function largeBody(size: number, text = ''): { body: PiecedBody; made: () => number; raw: Buffer } {
   const raw = Buffer.alloc(size, 0x5a);
-  const message = { messageId: 'm', role: 1, parts: [create(PartSchema, { content: { case: 'raw', value: raw } })] };
+  const parts = [create(PartSchema, { content: { case: 'raw', value: raw } })];
+  if (text) parts.unshift(create(PartSchema, { content: { case: 'text', value: text } }));
+  const message = { messageId: 'm', role: 1, parts };
   const out = outboundJson(SendMessageRequestSchema, create(SendMessageRequestSchema, { message }));
   const pieced = out.body(out.json);
   if (!(pieced instanceof PiecedBody)) throw new Error('not written in pieces');
@@ -44,16 +47,20 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** One tick of the event loop's check phase (for what a 'close' may still set off). */
+const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
 t.test('to a caller: the whole body with its length; a caller gone stops the making', async (tt) => {
   const bodies: Array<ReturnType<typeof largeBody>> = [];
   const closed: Array<Promise<unknown>> = [];
-  const url = await listen((_req, res) => {
-    const b = largeBody(8 * MiB);
+  const url = await listen((req, res) => {
+    // 8 MiB read whole; 64 MiB (1,366 pieces) for the caller that leaves: more than any socket buffers hold
+    const b = largeBody((req.url === '/leave' ? 64 : 8) * MiB);
     bodies.push(b);
     closed.push(once(res, 'close'));
     send(res, { status: 200, headers: { 'content-type': 'application/json' }, body: b.body });
   });
-  const total = Math.ceil((8 * MiB) / (48 * 1024)) + 2; // the base64's chunks and the text on either side
+  const pieces = (mib: number): number => Math.ceil((mib * MiB) / (48 * 1024)) + 2; // base64 chunks, text either side
 
   // read whole: every piece, its declared length, the same JSON
   const full = await new Promise<{ length: string | undefined; text: string }>((resolve, reject) => {
@@ -70,11 +77,11 @@ t.test('to a caller: the whole body with its length; a caller gone stops the mak
   tt.equal(Number(full.length), Buffer.byteLength(full.text), 'Content-Length is the length sent');
   const json = JSON.parse(full.text) as { message: { parts: Array<{ raw: string }> } };
   tt.ok(Buffer.from(json.message.parts[0]!.raw, 'base64').equals(bodies[0]!.raw), 'the raw part, byte for byte');
-  tt.equal(bodies[0]!.made(), total, 'every piece made once');
+  tt.equal(bodies[0]!.made(), pieces(8), 'every piece made once');
 
-  // a caller that leaves after the first bytes: the rest is not made
+  // a caller that leaves after its first bytes: the rest is not made, then or later
   await new Promise<void>((resolve, reject) => {
-    const req = httpRequest(url, (res) => {
+    const req = httpRequest(`${url}/leave`, (res) => {
       res.once('data', () => {
         req.destroy();
         resolve();
@@ -83,9 +90,11 @@ t.test('to a caller: the whole body with its length; a caller gone stops the mak
     req.on('error', reject).end();
   });
   await closed[1];
-  // the response's close came: a 'drain' never comes after it, so no piece is made from here on
   const madeAtClose = bodies[1]!.made();
-  tt.ok(madeAtClose < total, `${madeAtClose} of ${total} pieces made for a caller that left`);
+  tt.ok(madeAtClose < pieces(64), `${madeAtClose} of ${pieces(64)} pieces made for a caller that left`);
+  await turn();
+  await turn();
+  tt.equal(bodies[1]!.made(), madeAtClose, 'no piece made after the response closed');
 });
 
 t.test('to an HTTP upstream: the pieces with their Content-Length, sent again in full on a new request', async (tt) => {
@@ -122,4 +131,33 @@ t.test('to an HTTP upstream: the pieces with their Content-Length, sent again in
     tt.ok(r.bytes.equals(expected), `request ${i + 1}: the body, byte for byte`);
   }
   tt.equal(received.length, 2, 'both requests reached the upstream');
+});
+
+t.test('to an HTTP/2 caller: the whole body, written 64 KiB at most at a time (its long text too)', async (tt) => {
+  const b = largeBody(256 * 1024, 'ü'.repeat(600_000)); // 1.2 MB of text before the raw part
+  const writes: number[] = [];
+  const server = createH2Server((_req, res: Http2ServerResponse) => {
+    const write = res.write.bind(res) as (chunk: Buffer) => boolean;
+    (res as unknown as { write: (chunk: Buffer) => boolean }).write = (chunk) => {
+      writes.push(chunk.length);
+      return write(chunk);
+    };
+    send(res, { status: 200, headers: { 'content-type': 'application/json' }, body: b.body });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const client = h2connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  tt.teardown(() => {
+    client.close();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+  const stream = client.request({ ':path': '/' });
+  const [headers] = (await once(stream, 'response')) as [Record<string, string>];
+  const chunks: Buffer[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c));
+  await once(stream, 'end');
+  const body = Buffer.concat(chunks);
+  tt.equal(Number(headers['content-length']), body.length, 'Content-Length is the length sent');
+  tt.ok(body.equals(Buffer.concat([...b.body])), 'the body, byte for byte');
+  tt.ok(Math.max(...writes) <= 64 * 1024, `${writes.length} writes, none over 64 KiB (largest ${Math.max(...writes)})`);
 });

@@ -5,7 +5,7 @@
 // responses; an error before the stream is a plain JSON-RPC error body. The
 // method names and the shapes of params, results and errors are the
 // dialect's: 1.0 here, 0.3 through the bridge (outbound-v0_3.ts). A large
-// `raw` part is written into the body's bytes (proto/json-out.ts).
+// `raw` part is sent as pieces made as they go (proto/json-out.ts).
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
 import { mapEvents, oneEvent } from '../../core/event-stream.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
