@@ -168,8 +168,6 @@ export async function startGateway(
     'grpc.keepalive_timeout_ms': 20_000,
     // A connection with no call open this long is closed — one that never sent its HTTP/2 preface too.
     'grpc.max_connection_idle_ms': limitsOf(config).idleTimeoutMs,
-    // No channelz service is served: its per-call tracking (call counters, timestamps, per-session refs) is off.
-    'grpc.enable_channelz': 0,
   });
   const grpcInbound = new GrpcInbound(pipeline, table);
   for (const { definition, handlers } of grpcInbound.services()) grpcServer.addService(definition, handlers);
