@@ -1,17 +1,19 @@
 // Reading an upstream's typed answer from ProtoJSON, whatever the HTTP
 // binding: JSON that does not fit the method's response type is
-// InvalidAgentResponseError (spec §3.3.2), never passed on.
+// InvalidAgentResponseError (spec §3.3.2), never passed on. A large `raw`
+// part left in the answer's body is decoded there (proto/json-in.ts).
 import { create } from '@bufbuild/protobuf';
 import { A2AError } from '../errors/a2a-error.js';
-import { readJson } from '../proto/json.js';
+import { NO_LONG_STRINGS, type LongStrings } from '../proto/json-in.js';
 import type { AnyResponse, MethodInfo } from './methods.js';
 
-export function responseFromJson(info: MethodInfo, json: unknown): AnyResponse {
+/** `json` read as the method's response; `strings`: the long strings left out of its parse (large bytes decoded in place). */
+export function responseFromJson(info: MethodInfo, json: unknown, strings: LongStrings = NO_LONG_STRINGS): AnyResponse {
   if (info.responseSchema.typeName === 'google.protobuf.Empty' && (json === undefined || json === null)) {
     return create(info.responseSchema) as AnyResponse;
   }
   try {
-    return readJson(info.responseSchema, json) as AnyResponse;
+    return strings.read(info.responseSchema, json) as AnyResponse;
   } catch (e) {
     throw A2AError.of(
       'INVALID_AGENT_RESPONSE',

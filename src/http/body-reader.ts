@@ -4,12 +4,11 @@
 // but read to its end and discarded (nginx's lingering close, at most
 // LINGER_MS), so that a caller still writing its body reads the 413 instead of
 // a reset connection (EPIPE). A large body of declared length goes into one
-// buffer of that length once a quarter of it has come (it is never held
-// twice, as its chunks and their concatenation; and a caller that declares
-// 10 MiB and sends a byte gets no 10 MiB buffer). Spec §13.2 (limits);
+// buffer of that length (gathered-body.ts). Spec §13.2 (limits);
 // RFC 9110 §15.5.9, §15.5.14.
 import type { Readable } from 'node:stream';
 import { A2AError } from '../errors/a2a-error.js';
+import { GatheredBody } from './gathered-body.js';
 
 /** How long an oversize body is read and discarded before the connection is closed anyway (nginx lingering_time). */
 export const LINGER_MS = 30_000;
@@ -36,10 +35,7 @@ export interface BodyLimits {
 export function readBody(stream: Readable, declaredLength: number | undefined, limits: BodyLimits): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     let tooLarge = declaredLength !== undefined && declaredLength > limits.maxBytes;
-    // the declared length's buffer, made once a quarter of it has come (a declared length alone reserves
-    // nothing) and filled as the rest comes; chunks before it, without a declared length, or past it
-    let whole: Buffer | undefined;
-    const chunks: Buffer[] = [];
+    let gathered: GatheredBody | undefined = tooLarge ? undefined : new GatheredBody(declaredLength);
     let received = 0;
     let lingerTimer: NodeJS.Timeout | undefined;
     const tooLargeError = (): A2AError =>
@@ -70,33 +66,18 @@ export function readBody(stream: Readable, declaredLength: number | undefined, l
     const onData = (chunk: Buffer | string): void => {
       idleTimer.refresh();
       const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      if (!tooLarge && received + b.length > limits.maxBytes) {
-        tooLarge = true;
-        chunks.length = 0; // what was read is released; the rest is discarded as it comes
-        whole = undefined;
-      }
-      if (whole && received + b.length > whole.length) {
-        chunks.push(whole.subarray(0, received)); // more than declared (not HTTP/1.1 framing): gathered as chunks
-        whole = undefined;
-      }
-      if (whole) b.copy(whole, received);
       received += b.length;
-      if (tooLarge) startLinger();
-      else if (!whole) {
-        chunks.push(b);
-        if (declaredLength && received < declaredLength && received * 4 >= declaredLength) {
-          whole = Buffer.allocUnsafe(declaredLength);
-          let at = 0;
-          for (const c of chunks) at += c.copy(whole, at);
-          chunks.length = 0;
-        }
+      if (!tooLarge && received > limits.maxBytes) {
+        tooLarge = true;
+        gathered = undefined; // what was read is released; the rest is discarded as it comes
       }
+      if (tooLarge) startLinger();
+      else gathered!.add(b);
     };
     const onEnd = (): void => {
       finish();
-      if (tooLarge) reject(new BodyRefused(tooLargeError(), false));
-      else if (whole) resolve(received === whole.length ? whole : whole.subarray(0, received));
-      else resolve(Buffer.concat(chunks, received));
+      if (tooLarge || !gathered) reject(new BodyRefused(tooLargeError(), false));
+      else resolve(gathered.bytes());
     };
     const onError = (e: Error): void => {
       finish();

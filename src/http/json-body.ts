@@ -5,7 +5,9 @@
 // The same pass finds the long string values (a multi-MiB `raw` part's
 // base64): readJsonBody leaves them out of the parse, as markers whose text
 // stays in the body (proto/json-in.ts), so a large payload is not copied
-// into a string and then into the parsed JSON.
+// into a string and then into the parsed JSON. readAnswerJson reads an
+// upstream's answer the same way (no depth limit: an agent's JSON is not
+// refused for its nesting, as the caller's is).
 import { A2AError } from '../errors/a2a-error.js';
 import { LongStrings, NO_LONG_STRINGS, type Span } from '../proto/json-in.js';
 import { LARGE_BYTES, MAX_MARKERS, markerText } from '../proto/large-bytes.js';
@@ -91,9 +93,9 @@ export function parseJsonBody(body: Buffer | undefined): unknown {
  * The parsed body with its long string values left in the body (as markers; `strings` reads them), or the errors of
  * parseJsonBody. The body's buffer belongs to the result from then on: reading a request may decode base64 in it.
  */
-export function readJsonBody(body: Buffer | undefined): { value: unknown; strings: LongStrings } {
+export function readJsonBody(body: Buffer | undefined, maxDepth = MAX_JSON_DEPTH): JsonWithStrings {
   const bytes = body ?? Buffer.alloc(0);
-  const { deep, spans } = scan(bytes, MAX_JSON_DEPTH, LARGE_BYTES);
+  const { deep, spans } = scan(bytes, maxDepth, LARGE_BYTES);
   if (deep) throw tooDeep();
   if (spans.length === 0) return { value: parse(bytes.toString('utf8')), strings: NO_LONG_STRINGS };
   let text = '';
@@ -108,5 +110,25 @@ export function readJsonBody(body: Buffer | undefined): { value: unknown; string
   } catch {
     // the error as the whole text gives it (its position and excerpt are of the text the caller sent)
     return { value: parse(bytes.toString('utf8')), strings: NO_LONG_STRINGS };
+  }
+}
+
+/** A body's JSON, its long strings left in the body as markers that `strings` reads. */
+export interface JsonWithStrings {
+  value: unknown;
+  strings: LongStrings;
+}
+
+/**
+ * An upstream's answer body read as readJsonBody reads a request (its long strings left in it: the body belongs
+ * to the result), or undefined when it is not JSON. A body too short to hold a long string is parsed as it is.
+ */
+export function readAnswerJson(body: Buffer): JsonWithStrings | undefined {
+  try {
+    return body.length < LARGE_BYTES
+      ? { value: JSON.parse(body.toString('utf8')) as unknown, strings: NO_LONG_STRINGS }
+      : readJsonBody(body, Infinity);
+  } catch {
+    return undefined;
   }
 }

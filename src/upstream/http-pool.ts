@@ -16,6 +16,7 @@ import { isTlsFailure } from '../tls/upstream-tls.js';
 import { readSse, SseEventTooLarge, type SseEvent } from '../sse/reader.js';
 import { mapEvents } from '../core/event-stream.js';
 import { PiecedBody, type JsonBody } from '../proto/json-out.js';
+import { GatheredBody } from '../http/gathered-body.js';
 import type { UpstreamRegistry } from './registry.js';
 import type { AbortLike } from '../util/call-signal.js';
 
@@ -56,7 +57,8 @@ export async function readCapped(
 export interface UpstreamAnswer {
   status: number;
   contentType: string;
-  text: string;
+  /** The whole body (gathered-body.ts: a large one of declared length in one buffer of that length). */
+  body: Buffer;
 }
 
 export interface HttpStream {
@@ -228,8 +230,7 @@ export class HttpPool {
       let timedOut = false;
       let status = 0;
       let contentType = '';
-      const chunks: Buffer[] = [];
-      let n = 0;
+      let gathered: GatheredBody | undefined;
       // One timer and one listener per call (AbortSignal.any/timeout cost more on Node 20).
       let stop = (_reason: Error): void => undefined; // the dispatch's, once made
       const timer = setTimeout(() => {
@@ -251,21 +252,22 @@ export class HttpPool {
             contentType = (Array.isArray(ct) ? ct[0] : ct) ?? '';
             const declared = Number(headers['content-length']);
             if (Number.isFinite(declared) && declared > max) c.abort(answerTooLarge(max));
+            else gathered = new GatheredBody(Number.isFinite(declared) ? declared : undefined);
           },
           onResponseData: (c, chunk) => {
-            n += chunk.length;
-            if (n > max) {
-              chunks.length = 0;
+            if (!gathered) return;
+            if (gathered.length + chunk.length > max) {
+              gathered = undefined;
               c.abort(answerTooLarge(max));
-            } else chunks.push(chunk);
+            } else gathered.add(chunk);
           },
           onResponseEnd: () => {
             settle();
-            resolve({ status, contentType, text: Buffer.concat(chunks, n).toString('utf8') });
+            resolve({ status, contentType, body: gathered ? gathered.bytes() : Buffer.alloc(0) });
           },
           onResponseError: (_c, e) => {
             settle();
-            chunks.length = 0;
+            gathered = undefined;
             reject(this.failure(e, signal, timedOut, 'request'));
           },
         },

@@ -15,6 +15,6 @@ export const JSONRPC_V03: JsonRpcDialect = {
     const params = requestToV03(info.name, requestOf(env));
     return params === undefined ? undefined : plainJson(params);
   },
-  result: (info, result) => resultFromV03(info.name, result),
+  result: (info, result, strings) => resultFromV03(info.name, strings.materialize(result)),
   error: (e) => (e !== null && typeof e === 'object' ? errorFromV03(e) : undefined),
 };

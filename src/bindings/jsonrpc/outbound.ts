@@ -16,12 +16,19 @@ import { A2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { outboundJson, type OutboundJson } from '../../proto/json-out.js';
 import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../../upstream/http-pool.js';
+import { readAnswerJson, type JsonWithStrings } from '../../http/json-body.js';
+import { NO_LONG_STRINGS, type LongStrings } from '../../proto/json-in.js';
+import { isObject } from '../../proto/json.js';
 import type { SseEvent } from '../../sse/reader.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
 import { readErrorObject } from './wire.js';
 import type { AbortLike } from '../../util/call-signal.js';
 
-type RpcResponse = { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: unknown };
+/** An SSE event's data as JSON (read whole), or undefined when it is not JSON. */
+function jsonOf(data: string): JsonWithStrings | undefined {
+  const value = parseJson(data);
+  return value === undefined ? undefined : { value, strings: NO_LONG_STRINGS };
+}
 
 /** What differs between A2A versions on JSON-RPC: method names, params, results, events, errors. */
 export interface JsonRpcDialect {
@@ -29,7 +36,8 @@ export interface JsonRpcDialect {
   method(info: MethodInfo): string;
   /** The params (their JSON, and how a body holding them is written), or undefined for none. */
   params(info: MethodInfo, env: Envelope): OutboundJson | undefined;
-  result(info: MethodInfo, result: unknown): AnyResponse;
+  /** The result's JSON → the typed response; `strings`: long strings left out of its parse (json-body.ts). */
+  result(info: MethodInfo, result: unknown, strings: LongStrings): AnyResponse;
   error(error: unknown): A2AError | undefined;
 }
 
@@ -37,7 +45,7 @@ export interface JsonRpcDialect {
 export const JSONRPC_V1: JsonRpcDialect = {
   method: (info) => info.name,
   params: (info, env) => outboundJson(info.requestSchema, requestOf(env)),
-  result: (info, result) => responseFromJson(info, result),
+  result: (info, result, strings) => responseFromJson(info, result, strings),
   error: readErrorObject,
 };
 
@@ -70,26 +78,31 @@ export class JsonRpcUpstream implements UpstreamClient {
   }
 
   /** One JSON-RPC response object → the typed result, or the error thrown. */
-  private read(info: MethodInfo, json: RpcResponse | undefined, id: number, what: string): AnyResponse {
-    if (!json || typeof json !== 'object' || json.jsonrpc !== '2.0') {
+  private read(info: MethodInfo, parsed: JsonWithStrings | undefined, id: number, what: string): AnyResponse {
+    const json = parsed?.value;
+    if (!isObject(json) || json.jsonrpc !== '2.0') {
       throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered without a JSON-RPC response (${what})`);
     }
-    if (json.id !== id && !(json.id === null && json.error !== undefined)) {
+    // a long string outside the result (an error's message, say) is read whole
+    const strings = parsed!.strings;
+    const rid = strings.materialize(json.id);
+    const error = strings.materialize(json.error);
+    if (rid !== id && !(rid === null && error !== undefined)) {
       throw A2AError.of(
         'INVALID_AGENT_RESPONSE',
-        `upstream answered JSON-RPC id ${JSON.stringify(json.id)} to request id ${id}`,
+        `upstream answered JSON-RPC id ${JSON.stringify(rid)} to request id ${id}`,
       );
     }
-    if (json.error !== undefined) {
+    if (error !== undefined) {
       throw (
-        this.dialect.error(json.error) ??
+        this.dialect.error(error) ??
         A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent a malformed JSON-RPC error object')
       );
     }
     if (!('result' in json))
       throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream JSON-RPC response has neither result nor error');
     try {
-      return this.dialect.result(info, json.result);
+      return this.dialect.result(info, json.result, strings);
     } catch (e) {
       if (e instanceof A2AError) throw e;
       throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered ${info.name} with ${(e as Error).message}`);
@@ -100,7 +113,7 @@ export class JsonRpcUpstream implements UpstreamClient {
     const info = methodOf(env);
     const id = this.nextId++;
     const answer = await this.pool.request(this.request(env, info, id, 'application/json'), signal);
-    return this.read(info, parseJson(answer.text) as RpcResponse | undefined, id, `HTTP ${answer.status}`);
+    return this.read(info, readAnswerJson(answer.body), id, `HTTP ${answer.status}`);
   }
 
   stream(env: Envelope, signal: AbortSignal): AsyncIterable<StreamResponse> {
@@ -115,7 +128,7 @@ export class JsonRpcUpstream implements UpstreamClient {
         where = `HTTP ${res.status}`;
         return oneEvent({ event: 'message', data: await res.text() });
       },
-      each: (ev) => this.read(info, parseJson(ev.data) as RpcResponse | undefined, id, where) as StreamResponse,
+      each: (ev) => this.read(info, jsonOf(ev.data), id, where) as StreamResponse,
     });
   }
 }

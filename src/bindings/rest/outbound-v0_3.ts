@@ -35,8 +35,10 @@ export const REST_V03: RestDialect = {
     const body = info.name === 'CreateTaskPushNotificationConfig' && isObject(json.config) ? json : json;
     return { verb, path, ...(WITH_BODY.has(info.name) ? { body: JSON.stringify(body) } : {}) };
   },
-  answer: (info, json) =>
-    json === undefined ? (create(info.responseSchema) as AnyResponse) : responseFromV03Proto(info.name, json),
+  answer: (info, json, strings) =>
+    json === undefined
+      ? (create(info.responseSchema) as AnyResponse)
+      : responseFromV03Proto(info.name, strings.materialize(json)),
   error: (_info, status, json) => restErrorFromV03(status, json),
   event(_info, name, json) {
     if (name === 'error' || (isObject(json) && typeof json.code === 'number' && typeof json.message === 'string')) {

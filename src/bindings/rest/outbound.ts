@@ -16,6 +16,8 @@ import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { isObject, type Json, type JsonObject } from '../../proto/json.js';
 import { outboundJson, type JsonBody } from '../../proto/json-out.js';
 import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../../upstream/http-pool.js';
+import { readAnswerJson } from '../../http/json-body.js';
+import { NO_LONG_STRINGS, type LongStrings } from '../../proto/json-in.js';
 import type { SseEvent } from '../../sse/reader.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
 import { camel, patternVariables } from './paths.js';
@@ -50,8 +52,8 @@ function queryString(json: JsonObject, skip: Set<string>): string {
 export interface RestDialect {
   /** The request for the method, its path below the upstream's base path. */
   request(env: Envelope, info: MethodInfo): { verb: string; path: string; body?: JsonBody };
-  /** A 2xx answer's JSON (undefined: no body) → the typed response. */
-  answer(info: MethodInfo, json: unknown): AnyResponse;
+  /** A 2xx answer's JSON (undefined: no body) → the typed response; `strings`: long strings left out of its parse. */
+  answer(info: MethodInfo, json: unknown, strings: LongStrings): AnyResponse;
   /** A non-2xx answer → the error. */
   error(info: MethodInfo, status: number, json: unknown): A2AError;
   /** One SSE event (its `event:` name and parsed data) → a stream event, or the error it carries. */
@@ -79,7 +81,7 @@ export const REST_V1: RestDialect = {
       ...(rule.body !== undefined ? { body: out.body(json) } : {}),
     };
   },
-  answer: (info, json) => responseFromJson(info, json),
+  answer: (info, json, strings) => responseFromJson(info, json, strings),
   error: (info, status, json) => readErrorBody(status, json, info),
   event(info, name, json) {
     if (name === 'error' || (isObject(json) && isObject(json.error))) {
@@ -117,13 +119,14 @@ export class RestUpstream implements UpstreamClient {
   }
 
   /** A complete (non-SSE) answer → the typed response, or the error thrown. */
-  private read(info: MethodInfo, status: number, text: string): AnyResponse {
-    const body = text === '' ? undefined : parseJson(text);
-    if (status < 200 || status >= 300) throw this.dialect.error(info, status, body);
-    if (body === undefined && text !== '') {
+  private read(info: MethodInfo, status: number, bytes: Buffer): AnyResponse {
+    const body = bytes.length === 0 ? undefined : readAnswerJson(bytes);
+    const strings = body?.strings ?? NO_LONG_STRINGS;
+    if (status < 200 || status >= 300) throw this.dialect.error(info, status, strings.materialize(body?.value));
+    if (body === undefined && bytes.length > 0) {
       throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered HTTP ${status} with a body that is not JSON`);
     }
-    return this.checked(info, () => this.dialect.answer(info, body));
+    return this.checked(info, () => this.dialect.answer(info, body?.value, strings));
   }
 
   /** A translation that fails on the upstream's answer is an invalid agent answer. */
@@ -139,7 +142,7 @@ export class RestUpstream implements UpstreamClient {
   async unary(env: Envelope, signal: AbortLike): Promise<AnyResponse> {
     const info = methodOf(env);
     const answer = await this.pool.request(this.request(env, info, `${A2A_JSON}, application/json`), signal);
-    return this.read(info, answer.status, answer.text);
+    return this.read(info, answer.status, answer.body);
   }
 
   stream(env: Envelope, signal: AbortSignal): AsyncIterable<StreamResponse> {
@@ -154,7 +157,7 @@ export class RestUpstream implements UpstreamClient {
         return oneEvent({ event: 'message', data: await res.text() });
       },
       each: (ev) => {
-        if (plain !== undefined) return this.read(info, plain, ev.data) as StreamResponse;
+        if (plain !== undefined) return this.read(info, plain, Buffer.from(ev.data, 'utf8')) as StreamResponse;
         const json = parseJson(ev.data);
         if (json === undefined)
           throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent an SSE event that is not JSON');
