@@ -4,7 +4,7 @@
 // framework-free HTTP call and answer that the JSON-RPC and REST inbounds work
 // on (src/server/http.ts makes them from node:http requests).
 import type { Readable } from 'node:stream';
-import type { JsonBody } from '../proto/json-out.js';
+import type { JsonBody, PiecedBody } from '../proto/json-out.js';
 import type { CallSignal } from '../util/call-signal.js';
 
 /** Header (or gRPC metadata) lookup by lower-case name; multi-valued headers are comma-joined. */
@@ -62,7 +62,8 @@ export interface HttpCall {
 /** One Server-Sent Event to write (data holds no newline: it is one JSON text). */
 export interface SseFrame {
   event?: string;
-  data: string;
+  /** One line of JSON; pieces made as they are written when it holds a large `raw` part (proto/json-out.ts). */
+  data: string | PiecedBody;
 }
 
 export interface HttpAnswer {

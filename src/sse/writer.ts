@@ -4,9 +4,11 @@
 // (the first event was awaited before the answer began: http/sse-answer.ts;
 // node:http sends what one turn writes in one write), the next frame pulled
 // only once the socket took the last one (backpressure), keep-alive comments
-// while idle, and the iteration ended as soon as the caller goes away.
+// while idle, and the iteration ended as soon as the caller goes away. A
+// frame whose data holds a large `raw` part is written a piece at a time.
 import type { ServerResponse } from 'node:http';
 import type { SseFrame } from '../http/request.js';
+import type { PiecedBody } from '../proto/json-out.js';
 import { drained, responseGone } from '../util/drained.js';
 
 export const SSE_HEADERS = {
@@ -20,8 +22,15 @@ function sseHeaders(res: ServerResponse): Record<string, string> {
   return res.req?.httpVersionMajor === 2 ? SSE_HEADERS : { ...SSE_HEADERS, connection: 'keep-alive' };
 }
 
-export function formatFrame(f: SseFrame): string {
-  return `${f.event ? `event: ${f.event}\n` : ''}data: ${f.data}\n\n`;
+const head = (f: SseFrame): string => `${f.event ? `event: ${f.event}\n` : ''}data: `;
+
+/** A frame's data in pieces, with backpressure; false when the caller went away on the way. */
+async function writePieces(res: ServerResponse, data: PiecedBody, gone: () => boolean): Promise<boolean> {
+  for (const piece of data) {
+    if (gone()) return false;
+    if (!res.write(piece) && !gone()) await drained(res, 'close');
+  }
+  return !gone();
 }
 
 export async function writeSse(
@@ -45,7 +54,15 @@ export async function writeSse(
     for (;;) {
       const r = await it.next();
       if (r.done || gone()) break;
-      const text = formatFrame(r.value);
+      const f = r.value;
+      if (typeof f.data !== 'string') {
+        written(Buffer.byteLength(head(f)) + f.data.byteLength + 2);
+        res.write(head(f));
+        if (!(await writePieces(res, f.data, gone))) break;
+        if (!res.write('\n\n') && !gone()) await drained(res, 'close');
+        continue;
+      }
+      const text = `${head(f)}${f.data}\n\n`;
       written(Buffer.byteLength(text));
       if (!res.write(text) && !gone()) {
         await drained(res, 'close');

@@ -6,7 +6,8 @@
 // byte for byte, what reached the agent and what came back. Also: base64url
 // without padding on the JSON bindings (answered as standard base64), long
 // text and metadata strings beside the part (read whole, not as bytes), and
-// long invalid base64 refused as the short one is.
+// long invalid base64 refused as the short one is; and the same part in a
+// stream's event, to and from the agent.
 import '../../src/util/base64.js'; // before @bufbuild/protobuf loads, as in the gateway's entry points
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
@@ -19,6 +20,7 @@ import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { requestBytes, responseJson, statusJson } from '../helpers/codec.js';
 import { BINDINGS, gatewayConfig, slug } from '../helpers/harness.js';
+import { TestSseParser } from '../helpers/sse.js';
 
 const MiB = 2 ** 20;
 const LIMIT = 64 * MiB;
@@ -125,6 +127,39 @@ for (const inbound of BINDINGS) {
       tt.equal(got[2]?.text, 'and some text', 'the text part');
     });
   }
+}
+
+/** SendStreamingMessage from an HTTP caller: the SSE events' data, parsed. */
+async function stream(inbound: Binding, upstream: Binding, params: JsonObject): Promise<JsonObject[]> {
+  const tenant = `up-${slug(upstream)}`;
+  const rpc = inbound === 'JSONRPC';
+  const res = await request(`${gateway.httpUrl}/up-${slug(upstream)}${rpc ? '' : `/${tenant}/message:stream`}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', accept: 'text/event-stream' },
+    body: JSON.stringify(
+      rpc ? { jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { ...params, tenant } } : params,
+    ),
+  });
+  const parser = new TestSseParser();
+  const events: JsonObject[] = [];
+  for await (const chunk of res.body) for (const ev of parser.push(chunk as Buffer)) events.push(JSON.parse(ev.data));
+  for (const ev of parser.end()) events.push(JSON.parse(ev.data));
+  return rpc ? events.map((e) => e.result as JsonObject) : events;
+}
+
+for (const inbound of ['JSONRPC', 'HTTP+JSON'] as Binding[]) {
+  t.test(
+    `${inbound} streams: a ${(big.length / MiB).toFixed(0)} MiB raw part in an event, byte for byte`,
+    async (tt) => {
+      for (const upstream of BINDINGS) {
+        const events = await stream(inbound, upstream, message([{ raw: big.toString('base64') }, { text: 'beside' }]));
+        const task = events.find((e) => e.task)?.task as JsonObject | undefined;
+        const parts = ((task?.history as JsonObject[] | undefined)?.[0]?.parts ?? []) as JsonObject[];
+        tt.ok(Buffer.from(String(parts[0]?.raw), 'base64').equals(big), `→ ${upstream}: the large part, byte for byte`);
+        tt.equal(parts[1]?.text, 'beside', `→ ${upstream}: the text part`);
+      }
+    },
+  );
 }
 
 t.test('JSONRPC: a long id comes back as it was sent', async (tt) => {

@@ -1,8 +1,9 @@
 // A body holding a large `raw` part (src/proto/json-out.ts PiecedBody) is
 // made as it is sent, at both ends: to a caller (server/http-edge.ts send:
-// the pieces written with backpressure, none made once the caller is gone)
-// and to an HTTP upstream (upstream/http-pool.ts: undici takes it as an
-// iterable with its Content-Length). Real node:http servers on 127.0.0.1.
+// the pieces written with backpressure, none made once the caller is gone;
+// sse/writer.ts: an SSE event's data the same way) and to an HTTP upstream
+// (upstream/http-pool.ts: undici takes it as an iterable with its
+// Content-Length). Real node:http servers on 127.0.0.1.
 import { once } from 'node:events';
 import { connect as h2connect, createServer as createH2Server, type Http2ServerResponse } from 'node:http2';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -14,6 +15,9 @@ import type { UpstreamTarget } from '../../src/core/upstream.js';
 import { PartSchema, SendMessageRequestSchema } from '../../src/gen/a2a_pb.js';
 import { outboundJson, PiecedBody } from '../../src/proto/json-out.js';
 import { send } from '../../src/server/http-edge.js';
+import { writeSse } from '../../src/sse/writer.js';
+import type { SseFrame } from '../../src/http/request.js';
+import { TestSseParser } from '../helpers/sse.js';
 import { HttpPool } from '../../src/upstream/http-pool.js';
 import { UpstreamRegistry, type ClientFactories } from '../../src/upstream/registry.js';
 
@@ -161,3 +165,67 @@ t.test('to an HTTP/2 caller: the whole body, written 64 KiB at most at a time (i
   tt.ok(body.equals(Buffer.concat([...b.body])), 'the body, byte for byte');
   tt.ok(Math.max(...writes) <= 64 * 1024, `${writes.length} writes, none over 64 KiB (largest ${Math.max(...writes)})`);
 });
+
+t.test(
+  'an SSE event holding a large part: written in pieces; a caller gone stops the making and the stream',
+  async (tt) => {
+    const bodies: Array<ReturnType<typeof largeBody>> = [];
+    const ended: Array<Promise<number>> = [];
+    const url = await listen((req, res) => {
+      const b = largeBody((req.url === '/leave' ? 64 : 4) * MiB);
+      bodies.push(b);
+      let bytes = 0;
+      let returned = false;
+      async function* frames(): AsyncGenerator<SseFrame> {
+        try {
+          yield { data: b.body };
+          yield { event: 'last', data: '{"small":true}' };
+        } finally {
+          returned = true;
+        }
+      }
+      ended.push(
+        writeSse(res as ServerResponse, frames(), 0, {}, (n) => (bytes += n)).then(() => (returned ? bytes : -1)),
+      );
+    });
+
+    const parser = new TestSseParser();
+    let received = 0;
+    const events = await new Promise<Array<{ event: string; data: string }>>((resolve, reject) => {
+      httpRequest(url, (res) => {
+        const out: Array<{ event: string; data: string }> = [];
+        res.on('data', (c: Buffer) => {
+          received += c.length;
+          out.push(...parser.push(c));
+        });
+        res.on('end', () => resolve([...out, ...parser.end()]));
+      })
+        .on('error', reject)
+        .end();
+    });
+    tt.same(
+      events.map((e) => e.event),
+      ['message', 'last'],
+      'two events, the large one first',
+    );
+    const json = JSON.parse(events[0]!.data) as { message: { parts: Array<{ raw: string }> } };
+    tt.ok(Buffer.from(json.message.parts[0]!.raw, 'base64').equals(bodies[0]!.raw), 'the raw part, byte for byte');
+    tt.equal(await ended[0], received, 'the bytes counted are the bytes sent; the frames were returned');
+
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(`${url}/leave`, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      }).on('error', () => undefined);
+      req.on('error', reject).end();
+    });
+    tt.not(await ended[1], -1, 'a caller gone mid-event: the stream ends and its frames are returned');
+    const made = bodies[1]!.made();
+    tt.ok(made < Math.ceil((64 * MiB) / (48 * 1024)), `${made} pieces made for a caller that left`);
+    await turn();
+    await turn();
+    tt.equal(bodies[1]!.made(), made, 'none after');
+  },
+);

@@ -52,10 +52,12 @@ interface Dialect {
   error(err: A2AError): JsonObject;
 }
 
+const STREAM_RESPONSE = methodInfo('SendStreamingMessage').responseSchema;
+
 const DIALECTS: Record<ProtocolVersion, Dialect> = {
   '1.0': {
     result: (info, response) => writeJson(info.responseSchema, response),
-    event: (event) => writeJson(methodInfo('SendStreamingMessage').responseSchema, event),
+    event: (event) => writeJson(STREAM_RESPONSE, event),
     error: errorObject,
   },
   '0.3': {
@@ -275,7 +277,11 @@ export class JsonRpcInbound {
     const d = f.call.dialect;
     const opened = await openSse(
       events,
-      (event) => ({ data: JSON.stringify(resultResponse(f.id, DIALECTS[d].event(event))) }),
+      (event) => {
+        if (d !== '1.0') return { data: JSON.stringify(resultResponse(f.id, DIALECTS[d].event(event))) };
+        const out = outboundJson(STREAM_RESPONSE, event); // a large raw part as pieces
+        return { data: out.body(resultResponse(f.id, out.json)) };
+      },
       (err) => ({ event: 'error', data: JSON.stringify(errorResponse(f.id, err, d)) }),
       f.call.route!.sseKeepAliveMs,
     );

@@ -18,7 +18,7 @@ import { openSse } from '../../http/sse-answer.js';
 import type { Answer, Call, RelayTarget } from '../../pipeline/call.js';
 import { speaksV03, v03Answer, v03Error, v03Operation } from './inbound-v0_3.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
-import { isObject, writeJson, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
+import { isObject, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
 import { NO_LONG_STRINGS, type LongStrings } from '../../proto/json-in.js';
 import { outboundJson, type JsonBody } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
@@ -203,7 +203,10 @@ export class RestInbound {
         case 'stream': {
           const opened = await openSse(
             result.events,
-            (event) => ({ data: JSON.stringify(writeJson(schema, event)) }),
+            (event) => {
+              const out = outboundJson(schema, event); // a large raw part as pieces
+              return { data: out.body(out.json) };
+            },
             (err) => ({ event: 'error', data: JSON.stringify(errorBody(err)) }),
             call.route!.sseKeepAliveMs,
           );
