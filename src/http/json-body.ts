@@ -132,3 +132,13 @@ export function readAnswerJson(body: Buffer): JsonWithStrings | undefined {
     return undefined;
   }
 }
+
+/** An upstream SSE event's data as JSON (large data, kept as bytes by sse/reader.ts, read in place), or undefined. */
+export function readEventJson(ev: { data: string; bytes?: Buffer }): JsonWithStrings | undefined {
+  if (ev.bytes) return readAnswerJson(ev.bytes);
+  try {
+    return { value: JSON.parse(ev.data) as unknown, strings: NO_LONG_STRINGS };
+  } catch {
+    return undefined;
+  }
+}

@@ -2,13 +2,20 @@
 // upstream streams (spec §9.4.2, §11.7): correct for any chunking, `\n`,
 // `\r\n` and `\r` line ends, multi-line data, comments, event/id/retry
 // fields and a leading BOM; an event larger than `maxEventBytes` fails the
-// stream with SseEventTooLarge instead of growing memory.
+// stream with SseEventTooLarge instead of growing memory. It reads bytes:
+// lines end only at CR or LF bytes, which no UTF-8 character holds, so the
+// text is decoded per line; an event's data of LARGE_BYTES or more stays
+// bytes (`bytes`, decoded to `data` only if read), so a multi-MiB `raw` part
+// is read from it in place (http/json-body.ts), never made a string.
 import { DONE } from '../core/event-stream.js';
+import { LARGE_BYTES } from '../proto/large-bytes.js';
 
 export interface SseEvent {
   /** The `event:` field; "message" when absent. */
   event: string;
   data: string;
+  /** The data's UTF-8 bytes when they are LARGE_BYTES or more (`data` is then decoded from them when read). */
+  bytes?: Buffer;
   id?: string;
   retry?: number;
 }
@@ -19,12 +26,33 @@ export class SseEventTooLarge extends Error {
   }
 }
 
-/** Incremental parser: feed text, collect the events completed so far. */
+const LF = 0x0a;
+const CR = 0x0d;
+const COLON = 0x3a;
+const SPACE = 0x20;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const NEWLINE = Buffer.from([LF]);
+
+/** An event whose data stays bytes: `data` decoded from them when read. */
+function largeEvent(event: string, bytes: Buffer): SseEvent {
+  return {
+    event,
+    bytes,
+    get data() {
+      return bytes.toString('utf8');
+    },
+  };
+}
+
+/** Incremental parser: feed bytes, collect the events completed so far. */
 export class SseParser {
-  private pending = '';
-  private sawBom = false;
+  /** The bytes of a line not ended yet (views of the chunks they came in). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** The stream's first bytes, until it is known whether they start with a BOM. */
+  private start: Buffer | undefined = Buffer.alloc(0);
   private skipLf = false;
-  private data: string[] = [];
+  private data: Buffer[] = [];
   private dataBytes = 0;
   private event = '';
   private id: string | undefined;
@@ -35,12 +63,26 @@ export class SseParser {
   /** Set when an event grew past the limit; the events before it are still returned. */
   failure: SseEventTooLarge | undefined;
 
-  /** Parses `text` and returns every event it completed (up to a failure). */
-  push(text: string): SseEvent[] {
+  /** Parses `chunk` (bytes; text is taken as its UTF-8) and returns every event it completed (up to a failure). */
+  push(chunk: Uint8Array | string): SseEvent[] {
     const out: SseEvent[] = [];
     if (this.failure) return out;
+    let b =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, 'utf8')
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (this.start !== undefined) {
+      // a leading BOM is dropped, however the first bytes were cut
+      b = this.start.length > 0 ? Buffer.concat([this.start, b]) : b;
+      if (b.length < BOM.length && BOM.subarray(0, b.length).equals(b)) {
+        this.start = b;
+        return out;
+      }
+      this.start = undefined;
+      if (b.subarray(0, BOM.length).equals(BOM)) b = b.subarray(BOM.length);
+    }
     try {
-      this.parse(text, out);
+      this.parse(b, out);
     } catch (e) {
       if (!(e instanceof SseEventTooLarge)) throw e;
       this.failure = e;
@@ -48,56 +90,61 @@ export class SseParser {
     return out;
   }
 
-  private parse(text: string, out: SseEvent[]): void {
-    let s = text;
-    if (!this.sawBom && s.length > 0) {
-      this.sawBom = true;
-      if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
-    }
+  private parse(b: Buffer, out: SseEvent[]): void {
     let start = 0;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      if (c === 10 && this.skipLf && i === start && this.pending === '') {
-        // the \n of a \r\n split across chunks
-        this.skipLf = false;
-        start = i + 1;
-        continue;
-      }
+    if (this.skipLf && b.length > 0) {
+      // the \n of a \r\n split across chunks
       this.skipLf = false;
-      const line = this.pending + s.slice(start, i);
-      this.pending = '';
-      if (c === 13) {
-        if (i + 1 < s.length) {
-          if (s.charCodeAt(i + 1) === 10) i++;
-        } else {
-          this.skipLf = true;
-        }
+      if (b[0] === LF) start = 1;
+    }
+    let cr = b.indexOf(CR, start); // the next CR, looked for again only once passed (not per line)
+    while (start < b.length) {
+      if (cr >= 0 && cr < start) cr = b.indexOf(CR, start);
+      let end = b.indexOf(LF, start);
+      if (cr >= 0 && (end < 0 || cr < end)) end = cr;
+      if (end < 0) break;
+      let ev: SseEvent | undefined;
+      if (this.pending.length > 0) ev = this.line(this.joinPending(b.subarray(start, end)));
+      else if (end === start) ev = this.dispatch();
+      else ev = this.line(b.subarray(start, end));
+      if (b[end] === CR) {
+        if (end + 1 < b.length) {
+          if (b[end + 1] === LF) end++;
+        } else this.skipLf = true;
       }
-      start = i + 1;
-      const ev = this.line(line);
+      start = end + 1;
       if (ev) out.push(ev);
     }
-    if (start < s.length) {
-      this.skipLf = false;
-      this.pending += s.slice(start);
-      if (this.pending.length + this.dataBytes > this.maxEventBytes) throw new SseEventTooLarge(this.maxEventBytes);
+    if (start < b.length) {
+      this.pending.push(b.subarray(start));
+      this.pendingBytes += b.length - start;
+      if (this.pendingBytes + this.dataBytes > this.maxEventBytes) throw new SseEventTooLarge(this.maxEventBytes);
     }
+  }
+
+  private joinPending(last: Buffer): Buffer {
+    this.pending.push(last);
+    const line = Buffer.concat(this.pending, this.pendingBytes + last.length);
+    this.pending = [];
+    this.pendingBytes = 0;
+    return line;
   }
 
   /** End of input: an unterminated event is dropped, as the SSE standard says. */
   end(): void {
-    this.pending = '';
+    this.pending = [];
+    this.pendingBytes = 0;
     this.data = [];
+    this.dataBytes = 0;
   }
 
-  private line(line: string): SseEvent | undefined {
-    if (line === '') return this.dispatch();
-    if (line.startsWith(':')) return undefined;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
+  private line(line: Buffer): SseEvent | undefined {
+    if (line.length === 0) return this.dispatch();
+    if (line[0] === COLON) return undefined;
+    const colon = line.indexOf(COLON);
+    const field = line.toString('latin1', 0, colon < 0 ? line.length : colon);
+    const from = colon < 0 ? line.length : line[colon + 1] === SPACE ? colon + 2 : colon + 1;
+    const value = line.subarray(from);
     switch (field) {
       case 'data':
         this.dataBytes += value.length + 1;
@@ -105,14 +152,17 @@ export class SseParser {
         this.data.push(value);
         break;
       case 'event':
-        this.event = value;
+        this.event = value.toString('utf8');
         break;
-      case 'id':
-        if (!value.includes('\0')) this.id = value;
+      case 'id': {
+        if (!value.includes(0)) this.id = value.toString('utf8');
         break;
-      case 'retry':
-        if (/^\d+$/.test(value)) this.retry = Number(value);
+      }
+      case 'retry': {
+        const text = value.toString('latin1');
+        if (/^\d+$/.test(text)) this.retry = Number(text);
         break;
+      }
       default:
         break;
     }
@@ -120,15 +170,28 @@ export class SseParser {
   }
 
   private dispatch(): SseEvent | undefined {
-    const hadData = this.data.length > 0;
-    const ev: SseEvent = { event: this.event || 'message', data: this.data.join('\n') };
+    const lines = this.data;
+    const event = this.event || 'message';
+    this.event = '';
+    if (lines.length === 0) {
+      this.retry = undefined;
+      return undefined;
+    }
+    const size = this.dataBytes - 1; // the lines and the LFs between them
+    const bytes =
+      lines.length === 1
+        ? lines[0]!
+        : Buffer.concat(
+            lines.flatMap((l, k) => (k === 0 ? [l] : [NEWLINE, l])),
+            size,
+          );
+    const ev: SseEvent = size >= LARGE_BYTES ? largeEvent(event, bytes) : { event, data: bytes.toString('utf8') };
     if (this.id !== undefined) ev.id = this.id;
     if (this.retry !== undefined) ev.retry = this.retry;
     this.data = [];
     this.dataBytes = 0;
-    this.event = '';
     this.retry = undefined;
-    return hadData ? ev : undefined;
+    return ev;
   }
 }
 
@@ -138,7 +201,6 @@ export class SseParser {
  */
 class SseEvents implements AsyncIterableIterator<SseEvent> {
   private readonly parser: SseParser;
-  private readonly decoder = new TextDecoder('utf-8');
   private chunks: AsyncIterator<Uint8Array> | undefined;
   /** The events of the last chunk, from `at` on not pulled yet. */
   private events: SseEvent[] = [];
@@ -181,9 +243,8 @@ class SseEvents implements AsyncIterableIterator<SseEvent> {
         if (this.finished) return resolve(Promise.resolve(DONE));
         this.bodyEnded = r.done === true;
         try {
-          this.events = this.parser.push(
-            r.done ? this.decoder.decode() : this.decoder.decode(r.value, { stream: true }),
-          );
+          if (!r.done && !(r.value instanceof Uint8Array)) throw new TypeError('an SSE body chunk is not bytes');
+          this.events = r.done ? [] : this.parser.push(r.value);
         } catch (e) {
           // a chunk that is not bytes (the size limit is kept in parser.failure): the pull fails, as a generator's would
           this.finish();

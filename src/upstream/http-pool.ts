@@ -327,12 +327,3 @@ export class HttpPool {
     };
   }
 }
-
-/** Parses an upstream body as JSON, or undefined if it is not JSON. */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}

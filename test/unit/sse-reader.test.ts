@@ -1,7 +1,7 @@
 // The upstream SSE reader against a recorded stream with every feature the
 // issue lists, cut at every byte offset (and into single bytes), plus the
 // event size limit, a reader left early (its body returned, read no further)
-// and a body that fails.
+// and a body that fails; a large event's data kept as bytes.
 import t from 'tap';
 import { readSse, SseParser, type SseEvent } from '../../src/sse/reader.js';
 
@@ -129,4 +129,28 @@ t.test('a body that yields something other than bytes fails the pull instead of 
     yield 'data: text\n\n' as unknown as Uint8Array;
   }
   await tt.rejects(readSse(strings(), 1024).next(), TypeError);
+});
+
+t.test('a large event stays bytes: a view of what came, its text only if read', async (tt) => {
+  const big = 'A'.repeat(100_000); // a multi-KiB base64 text, as a large raw part's
+  const stream = Buffer.from(`event: status\ndata: {"raw":"${big}"}\ndata: second line\n\ndata: small\n\n`);
+  // cut into 16 KiB chunks, as a socket delivers it
+  const parts: Buffer[] = [];
+  for (let at = 0; at < stream.length; at += 16_384) parts.push(stream.subarray(at, at + 16_384));
+  const [large, small] = await parse(parts);
+  if (!large?.bytes) return void tt.fail('the large event has no bytes');
+  tt.equal(large.bytes.length, `{"raw":"${big}"}\nsecond line`.length, 'its lines and the LF between them');
+  tt.equal(large.bytes.toString('latin1', 0, 8), '{"raw":"', 'the data, as bytes');
+  tt.equal(large.data, `{"raw":"${big}"}\nsecond line`, 'its data, decoded when read');
+  tt.equal(large.event, 'status', 'its event name');
+  tt.same({ ...small }, { event: 'message', data: 'small' }, 'a small event: text only');
+  // one line of one chunk stays a view of that chunk (no copy)
+  const one = await parse([Buffer.from(`data: ${big}\n\n`)]);
+  tt.equal(one[0]!.bytes!.byteOffset, 6, 'a view of the chunk it came in, after "data: "');
+});
+
+t.test('the size limit counts bytes, not characters', async (tt) => {
+  const event = `data: ${'é'.repeat(600)}\n\n`; // 600 characters, 1,200 bytes
+  await tt.rejects(parse([Buffer.from(event)], 1000), { message: /maximum size of 1000 bytes/ });
+  tt.same((await parse([Buffer.from(event)], 2000))[0]?.data, 'é'.repeat(600), 'within a larger limit');
 });

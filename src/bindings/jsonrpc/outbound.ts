@@ -15,20 +15,14 @@ import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { outboundJson, type OutboundJson } from '../../proto/json-out.js';
-import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../../upstream/http-pool.js';
-import { readAnswerJson, type JsonWithStrings } from '../../http/json-body.js';
-import { NO_LONG_STRINGS, type LongStrings } from '../../proto/json-in.js';
+import { HttpPool, isEventStream, type HttpRequestOptions } from '../../upstream/http-pool.js';
+import { readAnswerJson, readEventJson, type JsonWithStrings } from '../../http/json-body.js';
+import type { LongStrings } from '../../proto/json-in.js';
 import { isObject } from '../../proto/json.js';
 import type { SseEvent } from '../../sse/reader.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
 import { readErrorObject } from './wire.js';
 import type { AbortLike } from '../../util/call-signal.js';
-
-/** An SSE event's data as JSON (read whole), or undefined when it is not JSON. */
-function jsonOf(data: string): JsonWithStrings | undefined {
-  const value = parseJson(data);
-  return value === undefined ? undefined : { value, strings: NO_LONG_STRINGS };
-}
 
 /** What differs between A2A versions on JSON-RPC: method names, params, results, events, errors. */
 export interface JsonRpcDialect {
@@ -128,7 +122,7 @@ export class JsonRpcUpstream implements UpstreamClient {
         where = `HTTP ${res.status}`;
         return oneEvent({ event: 'message', data: await res.text() });
       },
-      each: (ev) => this.read(info, jsonOf(ev.data), id, where) as StreamResponse,
+      each: (ev) => this.read(info, readEventJson(ev), id, where) as StreamResponse,
     });
   }
 }

@@ -40,7 +40,8 @@ export const REST_V03: RestDialect = {
       ? (create(info.responseSchema) as AnyResponse)
       : responseFromV03Proto(info.name, strings.materialize(json)),
   error: (_info, status, json) => restErrorFromV03(status, json),
-  event(_info, name, json) {
+  event(_info, name, parsed, strings) {
+    const json = strings.materialize(parsed);
     if (name === 'error' || (isObject(json) && typeof json.code === 'number' && typeof json.message === 'string')) {
       throw restErrorFromV03(500, json);
     }

@@ -15,8 +15,8 @@ import { A2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { isObject, type Json, type JsonObject } from '../../proto/json.js';
 import { outboundJson, type JsonBody } from '../../proto/json-out.js';
-import { HttpPool, isEventStream, parseJson, type HttpRequestOptions } from '../../upstream/http-pool.js';
-import { readAnswerJson } from '../../http/json-body.js';
+import { HttpPool, isEventStream, type HttpRequestOptions } from '../../upstream/http-pool.js';
+import { readAnswerJson, readEventJson } from '../../http/json-body.js';
 import { NO_LONG_STRINGS, type LongStrings } from '../../proto/json-in.js';
 import type { SseEvent } from '../../sse/reader.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
@@ -56,8 +56,8 @@ export interface RestDialect {
   answer(info: MethodInfo, json: unknown, strings: LongStrings): AnyResponse;
   /** A non-2xx answer → the error. */
   error(info: MethodInfo, status: number, json: unknown): A2AError;
-  /** One SSE event (its `event:` name and parsed data) → a stream event, or the error it carries. */
-  event(info: MethodInfo, name: string | undefined, json: unknown): StreamResponse;
+  /** One SSE event (its `event:` name and parsed data, `strings` left out of its parse) → a stream event, or the error it carries. */
+  event(info: MethodInfo, name: string | undefined, json: unknown, strings: LongStrings): StreamResponse;
 }
 
 /** A2A 1.0: a2a.proto's google.api.http rules (§11.3), ProtoJSON bodies, google.rpc.Status errors (§11.6). */
@@ -83,13 +83,14 @@ export const REST_V1: RestDialect = {
   },
   answer: (info, json, strings) => responseFromJson(info, json, strings),
   error: (info, status, json) => readErrorBody(status, json, info),
-  event(info, name, json) {
+  event(info, name, json, strings) {
     if (name === 'error' || (isObject(json) && isObject(json.error))) {
+      const whole = strings.materialize(json);
       const code =
-        isObject(json) && isObject(json.error) && typeof json.error.code === 'number' ? json.error.code : 500;
-      throw readErrorBody(code, json, info);
+        isObject(whole) && isObject(whole.error) && typeof whole.error.code === 'number' ? whole.error.code : 500;
+      throw readErrorBody(code, whole, info);
     }
-    return responseFromJson(info, json) as StreamResponse;
+    return responseFromJson(info, json, strings) as StreamResponse;
   },
 };
 
@@ -158,10 +159,10 @@ export class RestUpstream implements UpstreamClient {
       },
       each: (ev) => {
         if (plain !== undefined) return this.read(info, plain, Buffer.from(ev.data, 'utf8')) as StreamResponse;
-        const json = parseJson(ev.data);
+        const json = readEventJson(ev);
         if (json === undefined)
           throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent an SSE event that is not JSON');
-        return this.checked(info, () => this.dialect.event(info, ev.event, json));
+        return this.checked(info, () => this.dialect.event(info, ev.event, json.value, json.strings));
       },
     });
   }
