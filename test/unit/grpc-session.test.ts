@@ -40,6 +40,7 @@ import { GrpcSession } from '../../src/upstream/grpc-session.js';
 import { UpstreamRegistry, type ClientFactories } from '../../src/upstream/registry.js';
 import { refusedPort } from '../helpers/broken-upstreams.js';
 import { waitFor } from '../helpers/wait.js';
+import { failure } from '../helpers/failure.js';
 
 const SERVICE = '/lf.a2a.v1.A2AService';
 const id = (b: Buffer): Buffer => b;
@@ -233,15 +234,6 @@ const envelope = (name: MethodName, taskId: string, rawCase = '') =>
   );
 const live = () => new AbortController().signal;
 
-async function failure(p: Promise<unknown>): Promise<A2AError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof A2AError) return e;
-    throw e;
-  }
-  throw new Error('expected the call to fail');
-}
 async function drain(it: AsyncIterable<unknown>): Promise<unknown[]> {
   const out: unknown[] = [];
   for await (const x of it) out.push(x);

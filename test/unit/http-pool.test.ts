@@ -11,6 +11,7 @@ import type { UpstreamTarget } from '../../src/core/upstream.js';
 import { A2AError } from '../../src/errors/a2a-error.js';
 import { HttpPool } from '../../src/upstream/http-pool.js';
 import { UpstreamRegistry, type ClientFactories } from '../../src/upstream/registry.js';
+import { failure } from '../helpers/failure.js';
 
 let requests = 0;
 const held: Array<() => void> = [];
@@ -47,15 +48,6 @@ const post = (path: string) => ({
   headers: { 'content-type': 'application/json' },
   body: '{}',
 });
-
-async function failure(p: Promise<unknown>): Promise<A2AError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as A2AError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 t.test('an answer: status, content type and body', async (tt) => {
   const a = await pool.request(post('/ok'), new AbortController().signal);

@@ -19,9 +19,9 @@ import { DEFAULT_LIMITS } from '../../src/config/types.js';
 import { envelopeOf, serviceParameters } from '../../src/core/envelope.js';
 import { methodInfo } from '../../src/core/methods.js';
 import type { UpstreamTarget } from '../../src/core/upstream.js';
-import { A2AError } from '../../src/errors/a2a-error.js';
 import { GetTaskRequestSchema, type Task } from '../../src/gen/a2a_pb.js';
 import { UpstreamRegistry, type ClientFactories } from '../../src/upstream/registry.js';
+import { failure } from '../helpers/failure.js';
 
 const MiB = 2 ** 20;
 const big = randomBytes(MiB + 2); // base64 with padding
@@ -96,16 +96,6 @@ function checkTask(tt: Test, answered: unknown, what: string): void {
   tt.ok(Buffer.from(raw.value).equals(big), `${what}: the raw part, byte for byte`);
   // a view of the answer's body: its buffer holds the whole JSON (a decoded copy would be a buffer of its own size)
   tt.ok(raw.value.buffer.byteLength > (big.length * 4) / 3, `${what}: decoded in the answer's own buffer`);
-}
-
-async function failure(p: Promise<unknown>): Promise<A2AError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof A2AError) return e;
-    throw e;
-  }
-  throw new Error('no failure');
 }
 
 for (const chunked of [false, true]) {
