@@ -7,7 +7,8 @@
 // stays in the body (proto/json-in.ts), so a large payload is not copied
 // into a string and then into the parsed JSON. readAnswerJson reads an
 // upstream's answer the same way (no depth limit: an agent's JSON is not
-// refused for its nesting, as the caller's is).
+// refused for its nesting, as the caller's is), and readEventJson an
+// upstream SSE event's data (large data comes as bytes: sse/reader.ts).
 import { A2AError } from '../errors/a2a-error.js';
 import { LongStrings, NO_LONG_STRINGS, type Span } from '../proto/json-in.js';
 import { LARGE_BYTES, MAX_MARKERS, markerText } from '../proto/large-bytes.js';

@@ -4,9 +4,10 @@
 // fields and a leading BOM; an event larger than `maxEventBytes` fails the
 // stream with SseEventTooLarge instead of growing memory. It reads bytes:
 // lines end only at CR or LF bytes, which no UTF-8 character holds, so the
-// text is decoded per line; an event's data of LARGE_BYTES or more stays
-// bytes (`bytes`, decoded to `data` only if read), so a multi-MiB `raw` part
-// is read from it in place (http/json-body.ts), never made a string.
+// text is decoded per line (a short data line at once: no view of its chunk
+// is kept); an event with a data line of LARGE_BYTES or more keeps its data
+// as bytes (`bytes`, decoded to `data` only if read), so a multi-MiB `raw`
+// part is read from it in place (http/json-body.ts), never made a string.
 import { DONE } from '../core/event-stream.js';
 import { LARGE_BYTES } from '../proto/large-bytes.js';
 
@@ -33,6 +34,17 @@ const SPACE = 0x20;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const NEWLINE = Buffer.from([LF]);
 
+/** Data lines as one buffer, an LF between them (a single line of bytes as it is). */
+function joinLines(lines: Array<string | Buffer>, size: number): Buffer {
+  if (lines.length === 1 && typeof lines[0] !== 'string') return lines[0]!;
+  const parts: Buffer[] = [];
+  lines.forEach((l, k) => {
+    if (k > 0) parts.push(NEWLINE);
+    parts.push(typeof l === 'string' ? Buffer.from(l, 'utf8') : l);
+  });
+  return Buffer.concat(parts, size);
+}
+
 /** An event whose data stays bytes: `data` decoded from them when read. */
 function largeEvent(event: string, bytes: Buffer): SseEvent {
   return {
@@ -52,7 +64,9 @@ export class SseParser {
   /** The stream's first bytes, until it is known whether they start with a BOM. */
   private start: Buffer | undefined = Buffer.alloc(0);
   private skipLf = false;
-  private data: Buffer[] = [];
+  /** The event's data lines: text, or bytes for a line of LARGE_BYTES or more (`large`). */
+  private data: Array<string | Buffer> = [];
+  private large = false;
   private dataBytes = 0;
   private event = '';
   private id: string | undefined;
@@ -97,10 +111,14 @@ export class SseParser {
       this.skipLf = false;
       if (b[0] === LF) start = 1;
     }
-    let cr = b.indexOf(CR, start); // the next CR, looked for again only once passed (not per line)
+    // the next CR and LF, each looked for again only once passed (a search per line would rescan the chunk's
+    // rest for the end kind it lacks: quadratic on a CR-only stream)
+    let cr = b.indexOf(CR, start);
+    let lf = b.indexOf(LF, start);
     while (start < b.length) {
       if (cr >= 0 && cr < start) cr = b.indexOf(CR, start);
-      let end = b.indexOf(LF, start);
+      if (lf >= 0 && lf < start) lf = b.indexOf(LF, start);
+      let end = lf;
       if (cr >= 0 && (end < 0 || cr < end)) end = cr;
       if (end < 0) break;
       let ev: SseEvent | undefined;
@@ -135,6 +153,7 @@ export class SseParser {
     this.pending = [];
     this.pendingBytes = 0;
     this.data = [];
+    this.large = false;
     this.dataBytes = 0;
   }
 
@@ -149,7 +168,12 @@ export class SseParser {
       case 'data':
         this.dataBytes += value.length + 1;
         if (this.dataBytes > this.maxEventBytes) throw new SseEventTooLarge(this.maxEventBytes);
-        this.data.push(value);
+        // a short line is decoded at once (no view left holding its chunk); a large one stays bytes
+        if (value.length < LARGE_BYTES) this.data.push(value.toString('utf8'));
+        else {
+          this.data.push(value);
+          this.large = true;
+        }
         break;
       case 'event':
         this.event = value.toString('utf8');
@@ -177,18 +201,13 @@ export class SseParser {
       this.retry = undefined;
       return undefined;
     }
-    const size = this.dataBytes - 1; // the lines and the LFs between them
-    const bytes =
-      lines.length === 1
-        ? lines[0]!
-        : Buffer.concat(
-            lines.flatMap((l, k) => (k === 0 ? [l] : [NEWLINE, l])),
-            size,
-          );
-    const ev: SseEvent = size >= LARGE_BYTES ? largeEvent(event, bytes) : { event, data: bytes.toString('utf8') };
+    const ev: SseEvent = this.large
+      ? largeEvent(event, joinLines(lines, this.dataBytes - 1))
+      : { event, data: lines.join('\n') };
     if (this.id !== undefined) ev.id = this.id;
     if (this.retry !== undefined) ev.retry = this.retry;
     this.data = [];
+    this.large = false;
     this.dataBytes = 0;
     this.retry = undefined;
     return ev;

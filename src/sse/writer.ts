@@ -24,10 +24,16 @@ function sseHeaders(res: ServerResponse): Record<string, string> {
 
 const head = (f: SseFrame): string => `${f.event ? `event: ${f.event}\n` : ''}data: `;
 
-/** A frame's data in pieces, with backpressure; false when the caller went away on the way. */
-async function writePieces(res: ServerResponse, data: PiecedBody, gone: () => boolean): Promise<boolean> {
+/** A frame's data in pieces, with backpressure, each counted as written; false when the caller went away. */
+async function writePieces(
+  res: ServerResponse,
+  data: PiecedBody,
+  gone: () => boolean,
+  written: (bytes: number) => void,
+): Promise<boolean> {
   for (const piece of data) {
     if (gone()) return false;
+    written(piece.length);
     if (!res.write(piece) && !gone()) await drained(res, 'close');
   }
   return !gone();
@@ -56,9 +62,11 @@ export async function writeSse(
       if (r.done || gone()) break;
       const f = r.value;
       if (typeof f.data !== 'string') {
-        written(Buffer.byteLength(head(f)) + f.data.byteLength + 2);
-        res.write(head(f));
-        if (!(await writePieces(res, f.data, gone))) break;
+        const start = head(f);
+        written(Buffer.byteLength(start));
+        res.write(start);
+        if (!(await writePieces(res, f.data, gone, written))) break;
+        written(2);
         if (!res.write('\n\n') && !gone()) await drained(res, 'close');
         continue;
       }

@@ -4,7 +4,8 @@
 // concatenated), its long base64 string left out of JSON.parse and decoded
 // in place, so the part's bytes are a view of the answer's own buffer — not
 // a 13 MiB string, then its parse, then a buffer of the bytes. Long strings
-// anywhere else (an error's message) are read whole. JSON-RPC and REST
+// anywhere else (an error's message) are read whole. The same for an SSE
+// event's data (sse/reader.ts keeps large data as bytes). JSON-RPC and REST
 // upstream clients against a node:http server on 127.0.0.1.
 import '../../src/util/base64.js'; // before @bufbuild/protobuf loads, as in the gateway's entry points
 import { once } from 'node:events';
@@ -19,7 +20,7 @@ import { DEFAULT_LIMITS } from '../../src/config/types.js';
 import { envelopeOf, serviceParameters } from '../../src/core/envelope.js';
 import { methodInfo } from '../../src/core/methods.js';
 import type { UpstreamTarget } from '../../src/core/upstream.js';
-import { GetTaskRequestSchema, type Task } from '../../src/gen/a2a_pb.js';
+import { GetTaskRequestSchema, SubscribeToTaskRequestSchema, type Task } from '../../src/gen/a2a_pb.js';
 import { UpstreamRegistry, type ClientFactories } from '../../src/upstream/registry.js';
 import { failure } from '../helpers/failure.js';
 
@@ -51,6 +52,16 @@ async function readJson(req: IncomingMessage): Promise<{ id?: number }> {
 const server = createServer((req, res) => {
   const chunked = req.url!.includes('chunked');
   void readJson(req).then((body) => {
+    if (req.url!.startsWith('/sse')) {
+      // a stream of one event: the task (JSON-RPC: in a response), or for /sse-error a REST error event
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (req.url!.startsWith('/sse-error')) {
+        const error = { code: 404, status: 'NOT_FOUND', message: longMessage };
+        return void res.end(`event: error\ndata: ${JSON.stringify({ error })}\n\n`);
+      }
+      const data = req.url!.startsWith('/sse-rpc') ? { jsonrpc: '2.0', id: body.id, result: { task } } : { task };
+      return void res.end(`data: ${JSON.stringify(data)}\n\n`);
+    }
     if (req.url!.startsWith('/rpc-error')) {
       return answer(
         res,
@@ -82,13 +93,20 @@ const target = (url: string): UpstreamTarget => ({
   url,
   version: '1.0',
   timeoutMs: 10_000,
-  maxSseEventBytes: MiB,
+  maxSseEventBytes: 8 * MiB,
   maxResponseBytes: 8 * MiB,
   tls: undefined,
 });
 const getTask = () =>
   envelopeOf(methodInfo('GetTask'), create(GetTaskRequestSchema, { id: 't1' }), '', serviceParameters('1.0', [], {}));
 const live = () => new AbortController().signal;
+const subscribe = () =>
+  envelopeOf(
+    methodInfo('SubscribeToTask'),
+    create(SubscribeToTaskRequestSchema, { id: 't1' }),
+    '',
+    serviceParameters('1.0', [], {}),
+  );
 
 function checkTask(tt: Test, answered: unknown, what: string): void {
   const raw = (answered as Task).history[0]?.parts[0]?.content;
@@ -117,3 +135,20 @@ for (const chunked of [false, true]) {
     tt.equal(err.message.length, longMessage.length, 'its long message read whole');
   });
 }
+
+t.test('a stream event holding a large part: decoded in place too; a long error message read whole', async (tt) => {
+  const streamOf = (env: ReturnType<typeof subscribe>, client: JsonRpcUpstream | RestUpstream) =>
+    client.stream(env, new AbortController().signal)[Symbol.asyncIterator]();
+  for (const [name, client] of [
+    ['JSON-RPC', new JsonRpcUpstream(target(`${base}/sse-rpc`), registry)],
+    ['REST', new RestUpstream(target(`${base}/sse-rest`), registry)],
+  ] as const) {
+    const first = await streamOf(subscribe(), client).next();
+    const event = first.value as { payload: { case: string; value: unknown } } | undefined;
+    tt.equal(event?.payload.case, 'task', `${name}: the task event`);
+    checkTask(tt, event?.payload.value, `${name} event`);
+  }
+  const err = await failure(streamOf(subscribe(), new RestUpstream(target(`${base}/sse-error`), registry)).next());
+  tt.equal(err.errorName, 'TASK_NOT_FOUND', 'REST: an error event, its catalogue error');
+  tt.equal(err.message.length, longMessage.length, 'its long message read whole');
+});

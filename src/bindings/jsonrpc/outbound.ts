@@ -5,7 +5,8 @@
 // responses; an error before the stream is a plain JSON-RPC error body. The
 // method names and the shapes of params, results and errors are the
 // dialect's: 1.0 here, 0.3 through the bridge (outbound-v0_3.ts). A large
-// `raw` part is sent as pieces made as they go (proto/json-out.ts).
+// `raw` part is sent as pieces made as they go (proto/json-out.ts), and
+// read from answers and events in place (http/json-body.ts).
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
 import { mapEvents, oneEvent } from '../../core/event-stream.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';

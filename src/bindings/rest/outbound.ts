@@ -4,7 +4,8 @@
 // the answer or the {"error": …} body (§11.6). Streams (§11.7) are SSE of bare
 // StreamResponse JSON; SubscribeToTask is sent as POST, as §11.3 and the
 // official SDK do; an `event: error` (or an {"error"} event) fails the stream.
-// A large `raw` part is sent as pieces made as they go (proto/json-out.ts).
+// A large `raw` part is sent as pieces made as they go (proto/json-out.ts),
+// and read from answers and events in place (http/json-body.ts).
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
 import { mapEvents, oneEvent } from '../../core/event-stream.js';
 import type { AnyResponse, HttpRule, MethodInfo } from '../../core/methods.js';
