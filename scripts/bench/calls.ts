@@ -70,8 +70,24 @@ export function target(binding: Binding, method: MethodName, e: Endpoint, p: Jso
   };
 }
 
-/** Opens a stream and resolves at its first event (ms; NaN when it ended or failed first), then at its end with the event count. */
-export function openStream(t: Target): { first: Promise<number>; done: Promise<number>; cancel(): void } {
+/** A gRPC channel to a target's address, for streams opened on it one after another (openStream). */
+export function grpcChannel(t: Target): grpc.Client {
+  if (t.kind !== 'grpc') throw new Error('not a gRPC target');
+  return new grpc.Client(
+    t.load.address,
+    grpc.credentials.createInsecure(),
+    t.load.authority ? { 'grpc.default_authority': t.load.authority } : {},
+  );
+}
+
+/**
+ * Opens a stream and resolves at its first event (ms; NaN when it ended or failed first), then at its end with the
+ * event count. A gRPC stream goes on `channel`, or on a channel (a connection) of its own, closed at its end.
+ */
+export function openStream(
+  t: Target,
+  channel?: grpc.Client,
+): { first: Promise<number>; done: Promise<number>; cancel(): void } {
   const t0 = process.hrtime.bigint();
   let firstResolve!: (ms: number) => void;
   const first = new Promise<number>((r) => (firstResolve = r));
@@ -81,11 +97,7 @@ export function openStream(t: Target): { first: Promise<number>; done: Promise<n
     count += n;
   };
   if (t.kind === 'grpc') {
-    const client = new grpc.Client(
-      t.load.address,
-      grpc.credentials.createInsecure(),
-      t.load.authority ? { 'grpc.default_authority': t.load.authority } : {},
-    );
+    const client = channel ?? grpcChannel(t);
     const md = new grpc.Metadata();
     for (const [k, v] of Object.entries(t.load.metadata)) md.set(k, v);
     const call = client.makeServerStreamRequest(
@@ -102,8 +114,8 @@ export function openStream(t: Target): { first: Promise<number>; done: Promise<n
       call.on('error', () => resolve(count));
     }).then((n) => {
       if (n === 0) firstResolve(NaN);
+      if (!channel) client.close(); // (a stream's own channel was left open before: never closed)
       return n;
-      call.on('close', () => client.close());
     });
     return { first, done, cancel: () => call.cancel() };
   }

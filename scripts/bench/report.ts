@@ -38,6 +38,8 @@ export interface StreamRow {
   ttfeGatewayMs: number;
   /** The same over the binding's first 100 streams, direct and through the gateway taking turns, before the warm-up. */
   ttfeColdAddedMs?: number;
+  /** gRPC: the added first event when each stream opens a connection of its own (after the warm-up). */
+  ttfeNewConnectionAddedMs?: number;
   eventsPerSecond: number;
   cpuUsPerEvent: number;
 }
@@ -97,6 +99,7 @@ export function writeReport(r: Report): void {
   const ttfe = Math.max(...r.streaming.map((s) => s.ttfeGatewayMs - s.ttfeDirectMs));
   const colds = r.streaming.flatMap((s) => (s.ttfeColdAddedMs === undefined ? [] : [s.ttfeColdAddedMs]));
   const coldTtfe = colds.length > 0 ? Math.max(...colds) : undefined;
+  const freshTtfe = r.streaming.find((s) => s.ttfeNewConnectionAddedMs !== undefined)?.ttfeNewConnectionAddedMs;
   const idle = Math.max(...r.idle.map((i) => i.perStream));
   const tenMiB = r.payload.filter((p) => p.mib === 10);
   const worstPayload = tenMiB.reduce<PayloadRow | undefined>(
@@ -138,7 +141,7 @@ export function writeReport(r: Report): void {
     `| pass-through ≥ 0.8× direct | worst ${f(ptRatio, 2)}× | ${met(ptRatio >= 0.8)} |`,
     `| pass-through CPU per call ≤ 2× nginx's | ${nginxCmp.length ? `worst ${f(Math.max(...nginxCmp), 2)}×` : 'nginx not measured'} | ${nginxCmp.length ? met(Math.max(...nginxCmp) <= 2) : 'n/a'} |`,
     `| added p99 ≤ 1 ms at 50% of max load | worst +${f(addedHalfP99, 2)} ms (SendMessage, both sides paced at half the gateway's maximum rps) | ${met(addedHalfP99 <= 1)} |`,
-    `| added time to first stream event ≤ 1 ms | worst +${f(ttfe, 2)} ms${coldTtfe === undefined ? '' : ` (first 100 streams of each binding, before its warm-up: worst +${f(coldTtfe, 2)} ms)`} | ${met(ttfe <= 1)} |`,
+    `| added time to first stream event ≤ 1 ms | worst +${f(ttfe, 2)} ms${coldTtfe === undefined ? '' : ` (first 100 streams of each binding, before its warm-up: worst +${f(coldTtfe, 2)} ms)`}${freshTtfe === undefined ? '' : `; a gRPC caller opening a connection per stream: +${f(freshTtfe, 2)} ms`} | ${met(ttfe <= 1)} |`,
     `| ≤ 50 KiB RSS per idle stream | ${f(idle / 1024, 1)} KiB | ${met(idle <= 50 * 1024)} |`,
     `| peak RSS for a 10 MiB payload ≤ 4× the payload | worst pair ${f(payloadPeak, 1)}×${worstPayload ? ` (${worstPayload.inbound} → ${worstPayload.upstream})` : ''}: peak over the pair's idle RSS, ${PAYLOAD_CALLS} calls one at a time (the first call alone: worst ${f(firstCallPeak, 1)}×) | ${met(payloadPeak <= 4)} |`,
     `| idle RSS after start ≤ 80 MiB | ${mib(r.idleRss)} MiB at rest, 15 s after start (0.5 s after start: ${mib(r.startRss)} MiB, before V8 shrinks the heap start-up grew) | ${met(r.idleRss <= 80 * 2 ** 20)} |`,
@@ -184,7 +187,15 @@ export function writeReport(r: Report): void {
         `| ${s.binding} | ${f(s.ttfeDirectMs, 2)} | ${f(s.ttfeGatewayMs, 2)} | ${f(s.ttfeGatewayMs - s.ttfeDirectMs, 2)} | ${s.ttfeColdAddedMs === undefined ? '—' : f(s.ttfeColdAddedMs, 2)} | ${f(s.eventsPerSecond)} | ${f(s.cpuUsPerEvent, 1)} |`,
     ),
     '',
-    "_First event: the median of 100 one-event streams opened one after another on an otherwise idle gateway (HTTP callers keep their connection; a gRPC caller opens one per stream, to the agent directly as to the gateway), after each side ran one-event streams for the warm-up's 1.5 s, as each unary target does before it is measured; “first 100 streams”: the same median over the binding's first 100 streams, direct and through the gateway taking turns, before that warm-up (the stream path's code not yet compiled on either side). Events/s and CPU per event: one stream of 20,000 events._",
+    "_First event: the median of 100 one-event streams opened one after another on an otherwise idle gateway (each caller keeps its connection: HTTP keep-alive, one gRPC channel per side), after each side ran one-event streams for the warm-up's 1.5 s, as each unary target does before it is measured; “first 100 streams”: the same median over the binding's first 100 streams, direct and through the gateway taking turns, before that warm-up (the stream path's code not yet compiled on either side). Events/s and CPU per event: one stream of 20,000 events._",
+    ...r.streaming.flatMap((s) =>
+      s.ttfeNewConnectionAddedMs === undefined
+        ? []
+        : [
+            '',
+            `_A ${s.binding} caller that opens a connection of its own per stream (to the agent directly as to the gateway): added ${f(s.ttfeNewConnectionAddedMs, 2)} ms._`,
+          ],
+    ),
     '',
     '| idle gRPC streams through the gateway | RSS before MiB | RSS after MiB | KiB per stream |',
     '| --: | --: | --: | --: |',

@@ -7,7 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import type { Binding } from '../../src/config/types.js';
 import type { MethodName } from '../../src/core/methods.js';
-import { openStream, params, target, type Endpoint, type Target } from './calls.js';
+import * as grpc from '@grpc/grpc-js';
+import { grpcChannel, openStream, params, target, type Endpoint, type Target } from './calls.js';
 import { cpuMicros, grpcLoad, httpLoad, memory, type LoadResult } from './load.js';
 import { measurePayloads } from './payload.js';
 import { startGatewayProc, startNginx, startNodeProxy, startUpstreams, ROOT, type GatewayProc } from './procs.js';
@@ -176,8 +177,14 @@ await nodeProxy.stop();
 
 log('streaming…');
 for (const b of BINDINGS) {
-  const one = async (e: Endpoint): Promise<number> => {
-    const s = openStream(target(b, 'SendStreamingMessage', e, params('SendStreamingMessage', '1')));
+  // a gRPC caller keeps its channel, as the HTTP callers keep their connection (one per side); `fresh`: a new
+  // connection per stream
+  const channels = new Map<Endpoint, grpc.Client>();
+  const one = async (e: Endpoint, fresh = false): Promise<number> => {
+    const t = target(b, 'SendStreamingMessage', e, params('SendStreamingMessage', '1'));
+    let channel = t.kind === 'grpc' && !fresh ? channels.get(e) : undefined;
+    if (t.kind === 'grpc' && !fresh && !channel) channels.set(e, (channel = grpcChannel(t)));
+    const s = openStream(t, channel);
     const first = await s.first;
     await s.done;
     return first;
@@ -200,6 +207,16 @@ for (const b of BINDINGS) {
   };
   const d = await ttfe(direct[b]);
   const g = await ttfe(via(b));
+  let newConnectionAdded: number | undefined;
+  if (b === 'GRPC') {
+    const fresh: [number[], number[]] = [[], []];
+    for (let i = 0; i < 100; i++) {
+      fresh[0].push(await one(direct[b], true));
+      fresh[1].push(await one(via(b), true));
+    }
+    newConnectionAdded = median(fresh[1]) - median(fresh[0]);
+  }
+  for (const c of channels.values()) c.close();
   const N = 20_000;
   const cpu0 = cpuMicros(gw.pid);
   const t0 = Date.now();
@@ -211,11 +228,12 @@ for (const b of BINDINGS) {
     ttfeDirectMs: d,
     ttfeGatewayMs: g,
     ttfeColdAddedMs: coldG - coldD,
+    ...(newConnectionAdded === undefined ? {} : { ttfeNewConnectionAddedMs: newConnectionAdded }),
     eventsPerSecond: events / seconds,
     cpuUsPerEvent: (cpuMicros(gw.pid) - cpu0) / Math.max(1, events),
   });
   log(
-    `stream ${b.padEnd(9)} first event: direct ${d.toFixed(2)} ms, gateway ${g.toFixed(2)} ms (+${(g - d).toFixed(2)}; first 100 streams +${(coldG - coldD).toFixed(2)}) | ${(events / seconds).toFixed(0)} events/s | ${((cpuMicros(gw.pid) - cpu0) / Math.max(1, events)).toFixed(1)} µs/event`,
+    `stream ${b.padEnd(9)} first event: direct ${d.toFixed(2)} ms, gateway ${g.toFixed(2)} ms (+${(g - d).toFixed(2)}; first 100 streams +${(coldG - coldD).toFixed(2)}${newConnectionAdded === undefined ? '' : `; a new connection per stream +${newConnectionAdded.toFixed(2)}`}) | ${(events / seconds).toFixed(0)} events/s | ${((cpuMicros(gw.pid) - cpu0) / Math.max(1, events)).toFixed(1)} µs/event`,
   );
 }
 for (const count of [1000, 10_000]) {
