@@ -36,7 +36,7 @@ import type { Answer, Call, InboundRequest } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { writeJson, isObject, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
 import type { LongStrings } from '../../proto/json-in.js';
-import { outboundJson, plainJson, type JsonBody } from '../../proto/json-out.js';
+import { outboundJson, plainJson, type JsonBody, type OutboundJson } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
 import { mapLimited } from '../../util/map-limited.js';
@@ -48,7 +48,8 @@ const HEADERS = { 'content-type': 'application/json' };
 /** How results, events and errors are written for a caller of one A2A version (0.3 through the bridge). */
 interface Dialect {
   result(info: MethodInfo, response: AnyResponse): Json;
-  event(event: StreamResponse): Json;
+  /** A stream event's JSON, and how a frame holding it is written (a 1.0 event's large raw part as pieces). */
+  event(event: StreamResponse): OutboundJson;
   error(err: A2AError): JsonObject;
 }
 
@@ -57,12 +58,12 @@ const STREAM_RESPONSE = methodInfo('SendStreamingMessage').responseSchema;
 const DIALECTS: Record<ProtocolVersion, Dialect> = {
   '1.0': {
     result: (info, response) => writeJson(info.responseSchema, response),
-    event: (event) => writeJson(STREAM_RESPONSE, event),
+    event: (event) => outboundJson(STREAM_RESPONSE, event),
     error: errorObject,
   },
   '0.3': {
     result: (info, response) => resultToV03(info.name, response),
-    event: (event) => eventToV03(event),
+    event: (event) => plainJson(eventToV03(event)),
     error: errorToV03,
   },
 };
@@ -278,8 +279,7 @@ export class JsonRpcInbound {
     const opened = await openSse(
       events,
       (event) => {
-        if (d !== '1.0') return { data: JSON.stringify(resultResponse(f.id, DIALECTS[d].event(event))) };
-        const out = outboundJson(STREAM_RESPONSE, event); // a large raw part as pieces
+        const out = DIALECTS[d].event(event);
         return { data: out.body(resultResponse(f.id, out.json)) };
       },
       (err) => ({ event: 'error', data: JSON.stringify(errorResponse(f.id, err, d)) }),
