@@ -1,6 +1,6 @@
 // Load generators for the benchmark: autocannon for the HTTP bindings and a
 // grpc-js client loop for gRPC, both at fixed concurrency for a fixed time
-// (or paced at a fixed rate), reporting requests/s and p50/p99 latency; one call at a time (callOnce);
+// (closed loop; paced.ts has the constant-rate caller), reporting requests/s and p50/p99 latency; one call at a time (callOnce);
 // plus /proc readings of a process's CPU time and memory, and the reset of its peak RSS.
 import { readFileSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -22,8 +22,8 @@ export interface HttpLoad {
   body?: string;
 }
 
-/** `rate`: requests per second for all connections together (paced), else as fast as the callers go. */
-export async function httpLoad(l: HttpLoad, connections: number, seconds: number, rate?: number): Promise<LoadResult> {
+/** As fast as the callers go (closed loop: each connection sends its next request when its answer came). */
+export async function httpLoad(l: HttpLoad, connections: number, seconds: number): Promise<LoadResult> {
   const r = await autocannon({
     url: l.url,
     method: l.method,
@@ -32,7 +32,6 @@ export async function httpLoad(l: HttpLoad, connections: number, seconds: number
     connections,
     duration: seconds,
     pipelining: 1,
-    ...(rate ? { overallRate: rate } : {}),
   });
   return {
     requests: r.requests.total,
@@ -51,12 +50,12 @@ export interface GrpcLoad {
   authority?: string;
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
 /** A gRPC client of the target's own (its address and authority) and the call metadata. */
-function grpcClient(l: GrpcLoad): { client: grpc.Client; md: grpc.Metadata } {
+export function grpcClient(l: GrpcLoad): { client: grpc.Client; md: grpc.Metadata } {
   const client = new grpc.Client(
     l.address,
     grpc.credentials.createInsecure(),
@@ -68,7 +67,7 @@ function grpcClient(l: GrpcLoad): { client: grpc.Client; md: grpc.Metadata } {
 }
 
 /** The target's unary call with its raw request bytes (the answer is not decoded). */
-function unary(
+export function unary(
   client: grpc.Client,
   md: grpc.Metadata,
   l: GrpcLoad,
@@ -78,7 +77,7 @@ function unary(
   client.makeUnaryRequest(`/lf.a2a.v1.A2AService/${l.method}`, raw, raw, l.body, md, done);
 }
 
-export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number, rate?: number): Promise<LoadResult> {
+export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number): Promise<LoadResult> {
   const { client, md } = grpcClient(l);
   const latencies: number[] = [];
   let errors = 0;
@@ -92,28 +91,11 @@ export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number
         resolve();
       });
     });
-  if (rate) {
-    // paced: start requests to keep up with rate × elapsed time, at most `concurrency` in flight
-    const start = Date.now();
-    const pending = new Set<Promise<void>>();
-    let started = 0;
-    while (Date.now() < end) {
-      const due = Math.floor(((Date.now() - start) / 1000) * rate);
-      while (started < due && pending.size < concurrency) {
-        started++;
-        const p = one().then(() => void pending.delete(p));
-        pending.add(p);
-      }
-      await new Promise((r) => setTimeout(r, 1));
-    }
-    await Promise.all(pending);
-  } else {
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (Date.now() < end) await one();
-      }),
-    );
-  }
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) await one();
+    }),
+  );
   client.close();
   latencies.sort((a, b) => a - b);
   return {

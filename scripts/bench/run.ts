@@ -10,6 +10,7 @@ import type { MethodName } from '../../src/core/methods.js';
 import * as grpc from '@grpc/grpc-js';
 import { grpcChannel, openStream, params, target, type Endpoint, type Target } from './calls.js';
 import { cpuMicros, grpcLoad, httpLoad, memory, type LoadResult } from './load.js';
+import { pacedGrpcLoad, pacedHttpLoad } from './paced.js';
 import { measurePayloads } from './payload.js';
 import { startGatewayProc, startNginx, startNodeProxy, startUpstreams, ROOT, type GatewayProc } from './procs.js';
 import { writeReport, type PairRow, type Report } from './report.js';
@@ -31,10 +32,20 @@ function log(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-async function load(t: Target, seconds = SECONDS, concurrency = CONCURRENCY, rate?: number): Promise<LoadResult> {
-  return t.kind === 'http'
-    ? httpLoad(t.load, concurrency, seconds, rate)
-    : grpcLoad(t.load, concurrency, seconds, rate);
+async function load(t: Target, seconds = SECONDS, concurrency = CONCURRENCY): Promise<LoadResult> {
+  return t.kind === 'http' ? httpLoad(t.load, concurrency, seconds) : grpcLoad(t.load, concurrency, seconds);
+}
+
+/**
+ * Constant-rate load (paced.ts): `rate` requests/s, evenly spread, after a warm-up of a second at that rate (as
+ * `measure` does: a new caller's connections and its code path; without it the first 0.7 s through the gateway had
+ * answers up to 140 ms late, a queue built while the start caught up).
+ */
+async function paced(t: Target, rate: number): Promise<LoadResult> {
+  const run = (s: number) =>
+    t.kind === 'http' ? pacedHttpLoad(t.load, CONCURRENCY, s, rate) : pacedGrpcLoad(t.load, s, rate);
+  await run(WARMUP);
+  return run(SECONDS);
 }
 
 /** Warm up, then measure; CPU of the given processes over the measured part (µs per request). */
@@ -113,8 +124,8 @@ for (const method of ['SendMessage', 'GetTask'] as MethodName[]) {
       if (method === 'SendMessage') {
         // added latency at 50% of the gateway's maximum throughput, both sides paced at the same rate
         const rate = Math.max(1, Math.round(g.rps / 2));
-        const dh = await load(target(upstream, method, direct[upstream]), SECONDS, CONCURRENCY, rate);
-        const gh = await load(target(inbound, method, via(upstream)), SECONDS, CONCURRENCY, rate);
+        const dh = await paced(target(upstream, method, direct[upstream]), rate);
+        const gh = await paced(target(inbound, method, via(upstream)), rate);
         row.half = { rate, direct: dh, gateway: gh };
         log(`  at ${rate} rps (50%): direct p99 ${dh.p99.toFixed(2)} ms | gateway p99 ${gh.p99.toFixed(2)} ms`);
       }
