@@ -113,7 +113,7 @@ export function send(res: EdgeResponse, a: HttpAnswer, wire?: Wire): void {
   const h2 = 'stream' in res;
   if (body === undefined) raw.end();
   else if (body instanceof PiecedBody) writePieces(res, h2 ? inH2Chunks(body) : body);
-  else if (length > H2_CHUNK && h2) writePieces(res, inH2Chunks([Buffer.from(body)]));
+  else if (length > H2_CHUNK && h2) writePieces(res, inH2Chunks([typeof body === 'string' ? Buffer.from(body) : body]));
   else raw.end(body);
 }
 

@@ -174,6 +174,39 @@ t.test('to an HTTP/2 caller: the whole body, written 64 KiB at most at a time (i
 });
 
 t.test(
+  'to an HTTP/2 caller: a plain answer buffer over 64 KiB is written in slices of itself, not a copy',
+  async (tt) => {
+    const answer = Buffer.alloc(300 * 1024, 0x61);
+    const written: Buffer[] = [];
+    const server = createH2Server((_req, res: Http2ServerResponse) => {
+      const write = res.write.bind(res) as (chunk: Buffer) => boolean;
+      (res as unknown as { write: (chunk: Buffer) => boolean }).write = (chunk) => {
+        written.push(chunk);
+        return write(chunk);
+      };
+      send(res, { status: 200, headers: { 'content-type': 'application/json' }, body: answer });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const client = h2connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    tt.teardown(() => {
+      client.close();
+      return new Promise<void>((r) => server.close(() => r()));
+    });
+    const stream = client.request({ ':path': '/' });
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    await once(stream, 'end');
+    tt.ok(Buffer.concat(chunks).equals(answer), 'the answer, byte for byte');
+    tt.equal(written.length, 5, 'five writes of at most 64 KiB');
+    tt.ok(
+      written.every((w) => w.buffer === answer.buffer),
+      'each write is a view of the answer buffer (no copy of it)',
+    );
+  },
+);
+
+t.test(
   'an SSE event holding a large part: written in pieces; a caller gone stops the making and the stream',
   async (tt) => {
     const bodies: Array<ReturnType<typeof largeBody>> = [];
