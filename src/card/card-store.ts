@@ -199,7 +199,7 @@ export class CardStore {
         headersTimeout: route.timeoutMs,
         bodyTimeout: route.timeoutMs,
       });
-      const text = await readCapped(res.body, res.headers, route.maxResponseBytes);
+      const text = (await readCapped(res.body, res.headers, route.maxResponseBytes)).toString('utf8');
       const cc = res.headers['cache-control'];
       const fresh = maxAgeMs(Array.isArray(cc) ? cc.join(',') : cc);
       if (res.statusCode === 304 && e.card) {

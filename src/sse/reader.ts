@@ -46,7 +46,7 @@ function joinLines(lines: Array<string | Buffer>, size: number): Buffer {
 }
 
 /** An event whose data stays bytes: `data` decoded from them when read. */
-function largeEvent(event: string, bytes: Buffer): SseEvent {
+export function bytesEvent(event: string, bytes: Buffer): SseEvent {
   return {
     event,
     bytes,
@@ -202,7 +202,7 @@ export class SseParser {
       return undefined;
     }
     const ev: SseEvent = this.large
-      ? largeEvent(event, joinLines(lines, this.dataBytes - 1))
+      ? bytesEvent(event, joinLines(lines, this.dataBytes - 1))
       : { event, data: lines.join('\n') };
     if (this.id !== undefined) ev.id = this.id;
     if (this.retry !== undefined) ev.retry = this.retry;

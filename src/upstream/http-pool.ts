@@ -13,7 +13,7 @@ import type { UpstreamTarget } from '../core/upstream.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { withoutAddresses } from '../errors/addresses.js';
 import { isTlsFailure } from '../tls/upstream-tls.js';
-import { readSse, SseEventTooLarge, type SseEvent } from '../sse/reader.js';
+import { bytesEvent, readSse, SseEventTooLarge, type SseEvent } from '../sse/reader.js';
 import { mapEvents } from '../core/event-stream.js';
 import { PiecedBody, type JsonBody } from '../proto/json-out.js';
 import { GatheredBody } from '../http/gathered-body.js';
@@ -29,12 +29,12 @@ export function answerTooLarge(max: number, internal?: string): A2AError {
   });
 }
 
-/** The answer's bytes as text, up to `max` (the declared length checked first); past it the body is dropped. */
+/** The answer's bytes, up to `max` (the declared length checked first); past it the body is dropped. */
 export async function readCapped(
   body: Body,
   headers: Dispatcher.ResponseData['headers'],
   max: number,
-): Promise<string> {
+): Promise<Buffer> {
   const tooLarge = (): A2AError => {
     if (!body.destroyed) body.destroy();
     return answerTooLarge(max);
@@ -51,7 +51,7 @@ export async function readCapped(
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, n).toString('utf8');
+  return Buffer.concat(chunks, n);
 }
 
 export interface UpstreamAnswer {
@@ -64,8 +64,8 @@ export interface UpstreamAnswer {
 export interface HttpStream {
   status: number;
   contentType: string;
-  /** The whole body as text (for a non-SSE answer). */
-  text(): Promise<string>;
+  /** A non-SSE answer's whole body as one "message" event (its data kept as bytes: read in place when large). */
+  whole(): Promise<SseEvent>;
   /** The body as SSE events; transport failures come out as A2AErrors. */
   events(maxEventBytes: number): AsyncIterableIterator<SseEvent>;
 }
@@ -307,9 +307,9 @@ export class HttpPool {
     return {
       status: res.statusCode,
       contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '',
-      text: async () => {
+      whole: async () => {
         try {
-          return await readCapped(body, headers, max);
+          return bytesEvent('message', await readCapped(body, headers, max));
         } catch (e) {
           throw fail(e);
         } finally {

@@ -5,7 +5,8 @@
 // in place, so the part's bytes are a view of the answer's own buffer — not
 // a 13 MiB string, then its parse, then a buffer of the bytes. Long strings
 // anywhere else (an error's message) are read whole. The same for an SSE
-// event's data (sse/reader.ts keeps large data as bytes). JSON-RPC and REST
+// event's data (sse/reader.ts keeps large data as bytes), and a plain JSON
+// answer to a stream request (its one event). JSON-RPC and REST
 // upstream clients against a node:http server on 127.0.0.1.
 import '../../src/util/base64.js'; // before @bufbuild/protobuf loads, as in the gateway's entry points
 import { once } from 'node:events';
@@ -61,6 +62,11 @@ const server = createServer((req, res) => {
       }
       const data = req.url!.startsWith('/sse-rpc') ? { jsonrpc: '2.0', id: body.id, result: { task } } : { task };
       return void res.end(`data: ${JSON.stringify(data)}\n\n`);
+    }
+    if (req.url!.startsWith('/plain')) {
+      // a stream request answered with one plain JSON answer instead of a stream (the stream's one event)
+      const data = req.url!.startsWith('/plain-rpc') ? { jsonrpc: '2.0', id: body.id, result: { task } } : { task };
+      return answer(res, 200, JSON.stringify(data), chunked);
     }
     if (req.url!.startsWith('/rpc-error')) {
       return answer(
@@ -147,6 +153,15 @@ t.test('a stream event holding a large part: decoded in place too; a long error 
     const event = first.value as { payload: { case: string; value: unknown } } | undefined;
     tt.equal(event?.payload.case, 'task', `${name}: the task event`);
     checkTask(tt, event?.payload.value, `${name} event`);
+  }
+  for (const [name, client] of [
+    ['JSON-RPC', new JsonRpcUpstream(target(`${base}/plain-rpc`), registry)],
+    ['REST', new RestUpstream(target(`${base}/plain-rest`), registry)],
+  ] as const) {
+    const first = await streamOf(subscribe(), client).next();
+    const event = first.value as { payload: { case: string; value: unknown } } | undefined;
+    tt.equal(event?.payload.case, 'task', `${name}: a plain JSON answer to a stream request is its one event`);
+    checkTask(tt, event?.payload.value, `${name} plain answer to a stream request`);
   }
   const err = await failure(streamOf(subscribe(), new RestUpstream(target(`${base}/sse-error`), registry)).next());
   tt.equal(err.errorName, 'TASK_NOT_FOUND', 'REST: an error event, its catalogue error');

@@ -121,7 +121,7 @@ export class JsonRpcUpstream implements UpstreamClient {
         if (isEventStream(res.contentType)) return res.events(this.target.maxSseEventBytes);
         // An error before the stream (or a single answer) comes as plain JSON.
         where = `HTTP ${res.status}`;
-        return oneEvent({ event: 'message', data: await res.text() });
+        return oneEvent(await res.whole());
       },
       each: (ev) => this.read(info, readEventJson(ev), id, where) as StreamResponse,
     });

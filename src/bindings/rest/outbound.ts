@@ -156,10 +156,11 @@ export class RestUpstream implements UpstreamClient {
         const res = await this.pool.open(this.request(env, info, 'text/event-stream'), signal);
         if (isEventStream(res.contentType)) return res.events(this.target.maxSseEventBytes);
         plain = res.status;
-        return oneEvent({ event: 'message', data: await res.text() });
+        return oneEvent(await res.whole());
       },
       each: (ev) => {
-        if (plain !== undefined) return this.read(info, plain, Buffer.from(ev.data, 'utf8')) as StreamResponse;
+        if (plain !== undefined)
+          return this.read(info, plain, ev.bytes ?? Buffer.from(ev.data, 'utf8')) as StreamResponse;
         const json = readEventJson(ev);
         if (json === undefined)
           throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream sent an SSE event that is not JSON');
