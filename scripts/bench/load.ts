@@ -72,9 +72,11 @@ export function unary(
   md: grpc.Metadata,
   l: GrpcLoad,
   done: (err: grpc.ServiceError | null) => void,
+  deadline?: number,
 ): void {
   const raw = (b: Buffer): Buffer => b;
-  client.makeUnaryRequest(`/lf.a2a.v1.A2AService/${l.method}`, raw, raw, l.body, md, done);
+  const options = deadline === undefined ? {} : { deadline };
+  client.makeUnaryRequest(`/lf.a2a.v1.A2AService/${l.method}`, raw, raw, l.body, md, options, done);
 }
 
 export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number): Promise<LoadResult> {

@@ -14,14 +14,18 @@ import { grpcClient, percentile, unary } from './load.js';
 
 type Send = (done: (ok: boolean) => void) => void;
 
+/** A request not answered in this long counts as failed (no run waits on a stuck one). */
+const TIMEOUT_MS = 10_000;
+
 /** Starts `send` `rate` times a second for `seconds`; latencies from each request's start. */
 async function pace(rate: number, seconds: number, send: Send): Promise<LoadResult> {
+  const total = Math.round(rate * seconds);
+  if (!(total > 0)) throw new Error(`a paced run of ${seconds} s at ${rate}/s starts no request`);
   const latencies: number[] = [];
   let errors = 0;
   let inFlight = 0;
   let allSent!: () => void;
   const drained = new Promise<void>((r) => (allSent = r));
-  const total = Math.round(rate * seconds);
   const start = performance.now();
   let started = 0;
   const tick = (): void => {
@@ -30,11 +34,16 @@ async function pace(rate: number, seconds: number, send: Send): Promise<LoadResu
     for (; started < due; started++) {
       const sentAt = performance.now();
       inFlight++;
-      send((ok) => {
+      const done = (ok: boolean): void => {
         if (!ok) errors++;
         latencies.push(performance.now() - sentAt);
         if (--inFlight === 0 && started === total) allSent();
-      });
+      };
+      try {
+        send(done);
+      } catch {
+        done(false); // a client that throws at once (a closed channel) fails the request, not the run
+      }
     }
     if (started < total) setTimeout(tick, 1);
     else if (inFlight === 0) allSent();
@@ -51,36 +60,44 @@ async function pace(rate: number, seconds: number, send: Send): Promise<LoadResu
   };
 }
 
-/** HTTP at `rate` requests/s over at most `connections` kept-alive connections (more wait in the pool's queue). */
+/**
+ * HTTP at `rate` requests/s over at most `connections` kept-alive connections (more wait in the pool's queue):
+ * `warmup` seconds at that rate, then the measured `seconds` on the same connections.
+ */
 export async function pacedHttpLoad(
   l: HttpLoad,
   connections: number,
+  warmup: number,
   seconds: number,
   rate: number,
 ): Promise<LoadResult> {
   const url = new URL(l.url);
-  const pool = new Pool(url.origin, { connections });
+  const pool = new Pool(url.origin, { connections, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
   const path = `${url.pathname}${url.search}`;
+  const send: Send = (done) => {
+    pool
+      .request({ path, method: l.method, headers: l.headers, body: l.body ?? null })
+      .then(async (res) => {
+        await res.body.arrayBuffer();
+        done(res.statusCode >= 200 && res.statusCode < 300);
+      })
+      .catch(() => done(false));
+  };
   try {
-    return await pace(rate, seconds, (done) => {
-      pool
-        .request({ path, method: l.method, headers: l.headers, body: l.body ?? null })
-        .then(async (res) => {
-          await res.body.arrayBuffer();
-          done(res.statusCode >= 200 && res.statusCode < 300);
-        })
-        .catch(() => done(false));
-    });
+    await pace(rate, warmup, send);
+    return await pace(rate, seconds, send);
   } finally {
     await pool.close();
   }
 }
 
-/** gRPC at `rate` calls/s on one channel (HTTP/2 streams need no connection cap). */
-export async function pacedGrpcLoad(l: GrpcLoad, seconds: number, rate: number): Promise<LoadResult> {
+/** gRPC at `rate` calls/s on one channel (HTTP/2 streams need no connection cap): `warmup` seconds, then `seconds`. */
+export async function pacedGrpcLoad(l: GrpcLoad, warmup: number, seconds: number, rate: number): Promise<LoadResult> {
   const { client, md } = grpcClient(l);
+  const send: Send = (done) => unary(client, md, l, (err) => done(!err), Date.now() + TIMEOUT_MS);
   try {
-    return await pace(rate, seconds, (done) => unary(client, md, l, (err) => done(!err)));
+    await pace(rate, warmup, send);
+    return await pace(rate, seconds, send);
   } finally {
     client.close();
   }

@@ -166,7 +166,7 @@ export function writeReport(r: Report): void {
         `| ${p.inbound} → ${p.upstream} | ${p.half!.rate} | ${f(p.half!.direct.p50, 2)} / ${f(p.half!.direct.p99, 2)} | ${f(p.half!.gateway.p50, 2)} / ${f(p.half!.gateway.p99, 2)} | ${f(p.half!.gateway.p99 - p.half!.direct.p99, 2)} |`,
     ),
     '',
-    "_Each side paced at the same rate (scripts/bench/paced.ts): requests started at a constant rate, evenly spread, whether or not earlier answers have come (an open loop, as independent users), for 3 s after 1 s at that rate; latency from each request's start. The caller, the agent and the gateway share the machine's 2 cores._",
+    `_Each side paced at the same rate (scripts/bench/paced.ts): requests started at a constant rate, evenly spread, whether or not earlier answers have come (an open loop, as independent users), for ${r.seconds} s after 1 s at that rate on the same connections; latency from each request's start. The caller, the agent and the gateway share the machine's 2 cores._`,
     '',
     '## Same-binding pass-through (SendMessage)',
     '',

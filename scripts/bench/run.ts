@@ -37,15 +37,14 @@ async function load(t: Target, seconds = SECONDS, concurrency = CONCURRENCY): Pr
 }
 
 /**
- * Constant-rate load (paced.ts): `rate` requests/s, evenly spread, after a warm-up of a second at that rate (as
- * `measure` does: a new caller's connections and its code path; without it the first 0.7 s through the gateway had
- * answers up to 140 ms late, a queue built while the start caught up).
+ * Constant-rate load (paced.ts): `rate` requests/s, evenly spread, measured after a warm-up of a second at that
+ * rate on the same connections (as `measure` warms up: without it the first 0.7 s through the gateway had answers
+ * up to 140 ms late, a queue built while the start caught up).
  */
 async function paced(t: Target, rate: number): Promise<LoadResult> {
-  const run = (s: number) =>
-    t.kind === 'http' ? pacedHttpLoad(t.load, CONCURRENCY, s, rate) : pacedGrpcLoad(t.load, s, rate);
-  await run(WARMUP);
-  return run(SECONDS);
+  return t.kind === 'http'
+    ? pacedHttpLoad(t.load, CONCURRENCY, WARMUP, SECONDS, rate)
+    : pacedGrpcLoad(t.load, WARMUP, SECONDS, rate);
 }
 
 /** Warm up, then measure; CPU of the given processes over the measured part (µs per request). */
@@ -127,7 +126,13 @@ for (const method of ['SendMessage', 'GetTask'] as MethodName[]) {
         const dh = await paced(target(upstream, method, direct[upstream]), rate);
         const gh = await paced(target(inbound, method, via(upstream)), rate);
         row.half = { rate, direct: dh, gateway: gh };
-        log(`  at ${rate} rps (50%): direct p99 ${dh.p99.toFixed(2)} ms | gateway p99 ${gh.p99.toFixed(2)} ms`);
+        log(
+          `  at ${rate} rps (50%): direct p99 ${dh.p99.toFixed(2)} ms | gateway p99 ${gh.p99.toFixed(2)} ms | errors ${dh.errors} / ${gh.errors}`,
+        );
+        if (dh.errors + gh.errors > 0)
+          report.notes.push(
+            `${inbound} → ${upstream} at half load: ${dh.errors} direct and ${gh.errors} gateway requests failed (their latency is in the p99)`,
+          );
       }
       report.pairs.push(row);
       log(

@@ -134,7 +134,7 @@ export function readAnswerJson(body: Buffer): JsonWithStrings | undefined {
   }
 }
 
-/** An upstream SSE event's data as JSON (large data, kept as bytes by sse/reader.ts, read in place), or undefined. */
+/** An upstream SSE event's data as JSON (data kept as bytes — large, or a whole plain answer — read in place), or undefined. */
 export function readEventJson(ev: { data: string; bytes?: Buffer }): JsonWithStrings | undefined {
   if (ev.bytes) return readAnswerJson(ev.bytes);
   try {

@@ -15,7 +15,7 @@ export interface SseEvent {
   /** The `event:` field; "message" when absent. */
   event: string;
   data: string;
-  /** The data's UTF-8 bytes when they are LARGE_BYTES or more (`data` is then decoded from them when read). */
+  /** The data's UTF-8 bytes when they are LARGE_BYTES or more, or a whole non-SSE answer (http-pool.ts whole()); `data` is then decoded from them when read. */
   bytes?: Buffer;
   id?: string;
   retry?: number;

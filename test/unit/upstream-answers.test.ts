@@ -63,6 +63,11 @@ const server = createServer((req, res) => {
       const data = req.url!.startsWith('/sse-rpc') ? { jsonrpc: '2.0', id: body.id, result: { task } } : { task };
       return void res.end(`data: ${JSON.stringify(data)}\n\n`);
     }
+    if (req.url!.startsWith('/plain-missing')) {
+      const error = { code: 404, status: 'NOT_FOUND', message: longMessage };
+      return answer(res, 404, JSON.stringify({ error }), chunked);
+    }
+    if (req.url!.startsWith('/plain-empty')) return answer(res, 200, '', chunked);
     if (req.url!.startsWith('/plain')) {
       // a stream request answered with one plain JSON answer instead of a stream (the stream's one event)
       const data = req.url!.startsWith('/plain-rpc') ? { jsonrpc: '2.0', id: body.id, result: { task } } : { task };
@@ -162,6 +167,18 @@ t.test('a stream event holding a large part: decoded in place too; a long error 
     const event = first.value as { payload: { case: string; value: unknown } } | undefined;
     tt.equal(event?.payload.case, 'task', `${name}: a plain JSON answer to a stream request is its one event`);
     checkTask(tt, event?.payload.value, `${name} plain answer to a stream request`);
+  }
+  const missing = await failure(
+    streamOf(subscribe(), new RestUpstream(target(`${base}/plain-missing`), registry)).next(),
+  );
+  tt.equal(missing.errorName, 'TASK_NOT_FOUND', 'REST: a plain error answer to a stream request, its catalogue error');
+  tt.equal(missing.message.length, longMessage.length, 'its long message read whole');
+  for (const [name, client] of [
+    ['JSON-RPC', new JsonRpcUpstream(target(`${base}/plain-empty`), registry)],
+    ['REST', new RestUpstream(target(`${base}/plain-empty`), registry)],
+  ] as const) {
+    const empty = await failure(streamOf(subscribe(), client).next());
+    tt.equal(empty.errorName, 'INVALID_AGENT_RESPONSE', `${name}: an empty plain answer to a stream request`);
   }
   const err = await failure(streamOf(subscribe(), new RestUpstream(target(`${base}/sse-error`), registry)).next());
   tt.equal(err.errorName, 'TASK_NOT_FOUND', 'REST: an error event, its catalogue error');

@@ -159,6 +159,7 @@ export class RestUpstream implements UpstreamClient {
         return oneEvent(await res.whole());
       },
       each: (ev) => {
+        // the plain answer's one event holds its bytes (whole()); `data` only as the type allows an event without
         if (plain !== undefined)
           return this.read(info, plain, ev.bytes ?? Buffer.from(ev.data, 'utf8')) as StreamResponse;
         const json = readEventJson(ev);
