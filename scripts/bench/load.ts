@@ -50,7 +50,7 @@ export interface GrpcLoad {
   authority?: string;
 }
 
-export function percentile(sorted: number[], p: number): number {
+function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
@@ -99,6 +99,11 @@ export async function grpcLoad(l: GrpcLoad, concurrency: number, seconds: number
     }),
   );
   client.close();
+  return loadResult(latencies, seconds, errors);
+}
+
+/** A run's figures from its latencies (ms, in any order) over `seconds`. */
+export function loadResult(latencies: number[], seconds: number, errors: number): LoadResult {
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,

@@ -10,7 +10,7 @@
 // half load (the last run that way: p99 through the gateway 10–34 ms).
 import { Pool } from 'undici';
 import type { GrpcLoad, HttpLoad, LoadResult } from './load.js';
-import { grpcClient, percentile, unary } from './load.js';
+import { grpcClient, loadResult, unary } from './load.js';
 
 type Send = (done: (ok: boolean) => void) => void;
 
@@ -50,14 +50,7 @@ async function pace(rate: number, seconds: number, send: Send): Promise<LoadResu
   };
   tick();
   await drained;
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: latencies.length,
-    rps: latencies.length / seconds,
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-    errors,
-  };
+  return loadResult(latencies, seconds, errors);
 }
 
 /**

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { connect as h2connect, createServer as createH2Server, type Http2ServerResponse } from 'node:http2';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { create } from '@bufbuild/protobuf';
 import { DEFAULT_LIMITS } from '../../src/config/types.js';
 import type { UpstreamTarget } from '../../src/core/upstream.js';
@@ -144,16 +144,19 @@ t.test('to an HTTP upstream: the pieces with their Content-Length, sent again in
   tt.equal(received.length, 2, 'both requests reached the upstream');
 });
 
-t.test('to an HTTP/2 caller: the whole body, written 64 KiB at most at a time (its long text too)', async (tt) => {
-  const b = largeBody(256 * 1024, 'ü'.repeat(600_000)); // 1.2 MB of text before the raw part
-  const writes: number[] = [];
+/** An answer sent by send() to an HTTP/2 caller: its head, its body as received and the writes that carried it. */
+async function sentOverH2(
+  tt: Test,
+  body: Buffer | PiecedBody,
+): Promise<{ headers: Record<string, string>; body: Buffer; writes: Buffer[] }> {
+  const writes: Buffer[] = [];
   const server = createH2Server((_req, res: Http2ServerResponse) => {
     const write = res.write.bind(res) as (chunk: Buffer) => boolean;
     (res as unknown as { write: (chunk: Buffer) => boolean }).write = (chunk) => {
-      writes.push(chunk.length);
+      writes.push(chunk);
       return write(chunk);
     };
-    send(res, { status: 200, headers: { 'content-type': 'application/json' }, body: b.body });
+    send(res, { status: 200, headers: { 'content-type': 'application/json' }, body });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -167,40 +170,27 @@ t.test('to an HTTP/2 caller: the whole body, written 64 KiB at most at a time (i
   const chunks: Buffer[] = [];
   stream.on('data', (c: Buffer) => chunks.push(c));
   await once(stream, 'end');
-  const body = Buffer.concat(chunks);
+  return { headers, body: Buffer.concat(chunks), writes };
+}
+
+t.test('to an HTTP/2 caller: the whole body, written 64 KiB at most at a time (its long text too)', async (tt) => {
+  const b = largeBody(256 * 1024, 'ü'.repeat(600_000)); // 1.2 MB of text before the raw part
+  const { headers, body, writes } = await sentOverH2(tt, b.body);
+  const largest = Math.max(...writes.map((w) => w.length));
   tt.equal(Number(headers['content-length']), body.length, 'Content-Length is the length sent');
   tt.ok(body.equals(Buffer.concat([...b.body])), 'the body, byte for byte');
-  tt.ok(Math.max(...writes) <= 64 * 1024, `${writes.length} writes, none over 64 KiB (largest ${Math.max(...writes)})`);
+  tt.ok(largest <= 64 * 1024, `${writes.length} writes, none over 64 KiB (largest ${largest})`);
 });
 
 t.test(
   'to an HTTP/2 caller: a plain answer buffer over 64 KiB is written in slices of itself, not a copy',
   async (tt) => {
     const answer = Buffer.alloc(300 * 1024, 0x61);
-    const written: Buffer[] = [];
-    const server = createH2Server((_req, res: Http2ServerResponse) => {
-      const write = res.write.bind(res) as (chunk: Buffer) => boolean;
-      (res as unknown as { write: (chunk: Buffer) => boolean }).write = (chunk) => {
-        written.push(chunk);
-        return write(chunk);
-      };
-      send(res, { status: 200, headers: { 'content-type': 'application/json' }, body: answer });
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const client = h2connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    tt.teardown(() => {
-      client.close();
-      return new Promise<void>((r) => server.close(() => r()));
-    });
-    const stream = client.request({ ':path': '/' });
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    await once(stream, 'end');
-    tt.ok(Buffer.concat(chunks).equals(answer), 'the answer, byte for byte');
-    tt.equal(written.length, 5, 'five writes of at most 64 KiB');
+    const { body, writes } = await sentOverH2(tt, answer);
+    tt.ok(body.equals(answer), 'the answer, byte for byte');
+    tt.equal(writes.length, 5, 'five writes of at most 64 KiB');
     tt.ok(
-      written.every((w) => w.buffer === answer.buffer),
+      writes.every((w) => w.buffer === answer.buffer),
       'each write is a view of the answer buffer (no copy of it)',
     );
   },
