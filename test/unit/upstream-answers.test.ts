@@ -147,40 +147,47 @@ for (const chunked of [false, true]) {
   });
 }
 
-t.test('a stream event holding a large part: decoded in place too; a long error message read whole', async (tt) => {
-  const streamOf = (env: ReturnType<typeof subscribe>, client: JsonRpcUpstream | RestUpstream) =>
-    client.stream(env, new AbortController().signal)[Symbol.asyncIterator]();
-  for (const [name, client] of [
-    ['JSON-RPC', new JsonRpcUpstream(target(`${base}/sse-rpc`), registry)],
-    ['REST', new RestUpstream(target(`${base}/sse-rest`), registry)],
-  ] as const) {
-    const first = await streamOf(subscribe(), client).next();
-    const event = first.value as { payload: { case: string; value: unknown } } | undefined;
-    tt.equal(event?.payload.case, 'task', `${name}: the task event`);
-    checkTask(tt, event?.payload.value, `${name} event`);
-  }
-  for (const [name, client] of [
-    ['JSON-RPC', new JsonRpcUpstream(target(`${base}/plain-rpc`), registry)],
-    ['REST', new RestUpstream(target(`${base}/plain-rest`), registry)],
-  ] as const) {
-    const first = await streamOf(subscribe(), client).next();
-    const event = first.value as { payload: { case: string; value: unknown } } | undefined;
-    tt.equal(event?.payload.case, 'task', `${name}: a plain JSON answer to a stream request is its one event`);
-    checkTask(tt, event?.payload.value, `${name} plain answer to a stream request`);
-  }
-  const missing = await failure(
-    streamOf(subscribe(), new RestUpstream(target(`${base}/plain-missing`), registry)).next(),
-  );
-  tt.equal(missing.errorName, 'TASK_NOT_FOUND', 'REST: a plain error answer to a stream request, its catalogue error');
-  tt.equal(missing.message.length, longMessage.length, 'its long message read whole');
-  for (const [name, client] of [
-    ['JSON-RPC', new JsonRpcUpstream(target(`${base}/plain-empty`), registry)],
-    ['REST', new RestUpstream(target(`${base}/plain-empty`), registry)],
-  ] as const) {
-    const empty = await failure(streamOf(subscribe(), client).next());
-    tt.equal(empty.errorName, 'INVALID_AGENT_RESPONSE', `${name}: an empty plain answer to a stream request`);
-  }
-  const err = await failure(streamOf(subscribe(), new RestUpstream(target(`${base}/sse-error`), registry)).next());
-  tt.equal(err.errorName, 'TASK_NOT_FOUND', 'REST: an error event, its catalogue error');
-  tt.equal(err.message.length, longMessage.length, 'its long message read whole');
-});
+t.test(
+  'a stream event, or a plain answer to a stream request, holding a large part: decoded in place too; long error messages read whole',
+  async (tt) => {
+    const streamOf = (env: ReturnType<typeof subscribe>, client: JsonRpcUpstream | RestUpstream) =>
+      client.stream(env, new AbortController().signal)[Symbol.asyncIterator]();
+    for (const [name, client] of [
+      ['JSON-RPC', new JsonRpcUpstream(target(`${base}/sse-rpc`), registry)],
+      ['REST', new RestUpstream(target(`${base}/sse-rest`), registry)],
+    ] as const) {
+      const first = await streamOf(subscribe(), client).next();
+      const event = first.value as { payload: { case: string; value: unknown } } | undefined;
+      tt.equal(event?.payload.case, 'task', `${name}: the task event`);
+      checkTask(tt, event?.payload.value, `${name} event`);
+    }
+    for (const [name, client] of [
+      ['JSON-RPC', new JsonRpcUpstream(target(`${base}/plain-rpc`), registry)],
+      ['REST', new RestUpstream(target(`${base}/plain-rest`), registry)],
+    ] as const) {
+      const first = await streamOf(subscribe(), client).next();
+      const event = first.value as { payload: { case: string; value: unknown } } | undefined;
+      tt.equal(event?.payload.case, 'task', `${name}: a plain JSON answer to a stream request is its one event`);
+      checkTask(tt, event?.payload.value, `${name} plain answer to a stream request`);
+    }
+    const missing = await failure(
+      streamOf(subscribe(), new RestUpstream(target(`${base}/plain-missing`), registry)).next(),
+    );
+    tt.equal(
+      missing.errorName,
+      'TASK_NOT_FOUND',
+      'REST: a plain error answer to a stream request, its catalogue error',
+    );
+    tt.equal(missing.message.length, longMessage.length, 'its long message read whole');
+    for (const [name, client] of [
+      ['JSON-RPC', new JsonRpcUpstream(target(`${base}/plain-empty`), registry)],
+      ['REST', new RestUpstream(target(`${base}/plain-empty`), registry)],
+    ] as const) {
+      const empty = await failure(streamOf(subscribe(), client).next());
+      tt.equal(empty.errorName, 'INVALID_AGENT_RESPONSE', `${name}: an empty plain answer to a stream request`);
+    }
+    const err = await failure(streamOf(subscribe(), new RestUpstream(target(`${base}/sse-error`), registry)).next());
+    tt.equal(err.errorName, 'TASK_NOT_FOUND', 'REST: an error event, its catalogue error');
+    tt.equal(err.message.length, longMessage.length, 'its long message read whole');
+  },
+);
