@@ -152,23 +152,16 @@ t.test(
   async (tt) => {
     const streamOf = (env: ReturnType<typeof subscribe>, client: JsonRpcUpstream | RestUpstream) =>
       client.stream(env, new AbortController().signal)[Symbol.asyncIterator]();
-    for (const [name, client] of [
-      ['JSON-RPC', new JsonRpcUpstream(target(`${base}/sse-rpc`), registry)],
-      ['REST', new RestUpstream(target(`${base}/sse-rest`), registry)],
+    for (const [name, client, what] of [
+      ['JSON-RPC', new JsonRpcUpstream(target(`${base}/sse-rpc`), registry), 'event'],
+      ['REST', new RestUpstream(target(`${base}/sse-rest`), registry), 'event'],
+      ['JSON-RPC', new JsonRpcUpstream(target(`${base}/plain-rpc`), registry), 'plain answer to a stream request'],
+      ['REST', new RestUpstream(target(`${base}/plain-rest`), registry), 'plain answer to a stream request'],
     ] as const) {
       const first = await streamOf(subscribe(), client).next();
       const event = first.value as { payload: { case: string; value: unknown } } | undefined;
-      tt.equal(event?.payload.case, 'task', `${name}: the task event`);
-      checkTask(tt, event?.payload.value, `${name} event`);
-    }
-    for (const [name, client] of [
-      ['JSON-RPC', new JsonRpcUpstream(target(`${base}/plain-rpc`), registry)],
-      ['REST', new RestUpstream(target(`${base}/plain-rest`), registry)],
-    ] as const) {
-      const first = await streamOf(subscribe(), client).next();
-      const event = first.value as { payload: { case: string; value: unknown } } | undefined;
-      tt.equal(event?.payload.case, 'task', `${name}: a plain JSON answer to a stream request is its one event`);
-      checkTask(tt, event?.payload.value, `${name} plain answer to a stream request`);
+      tt.equal(event?.payload.case, 'task', `${name} ${what}: the task event`);
+      checkTask(tt, event?.payload.value, `${name} ${what}`);
     }
     const missing = await failure(
       streamOf(subscribe(), new RestUpstream(target(`${base}/plain-missing`), registry)).next(),
