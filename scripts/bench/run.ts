@@ -25,8 +25,14 @@ const WARMUP = 1;
  * window measured ≈ 40–50 µs of compile work per call on top of the call itself (a gateway serves for days).
  */
 const JIT_WARMUP = Number(process.env.BENCH_WARMUP ?? 1.5);
-/** Seconds the started gateway is left alone before its idle RSS is read. */
-const IDLE_SETTLE_S = 15;
+/**
+ * Seconds the started gateway is left alone before its idle RSS is read. V8's memory reducer gives back the young
+ * generation start-up grew (≈ 12 MiB) at one of its idle checks, 8 s apart after start-up's last mark-compact; a check
+ * declines while its allocation rate still counts start-up. Traced with --trace-gc over ten starts: at ≈ 8.4 s after
+ * start in 2, ≈ 16.3 s in 7, ≈ 24.4 s in 1 (and 2 of 5 by 15 s, where the bench read it until 2026-12-04). An
+ * operator's `docker stats` a minute after start sees the settled figure.
+ */
+const IDLE_SETTLE_S = 30;
 
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -68,8 +74,7 @@ execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
 let gw: GatewayProc = await startGatewayProc(config);
 await new Promise((r) => setTimeout(r, 500)); // let start-up garbage be collected before the first reading
 const startRss = memory(gw.pid).rss;
-// The idle figure is read once the gateway is at rest: V8 shrinks its heap (the young generation that start-up
-// grew, old-space pages) about 10 s after allocation stops, not before; docker stats a minute after start sees this.
+// The idle figure is read once the gateway is at rest, after V8's memory reducer has run (IDLE_SETTLE_S).
 log(
   `idle RSS 0.5 s after start ${(startRss / 2 ** 20).toFixed(1)} MiB; waiting ${IDLE_SETTLE_S} s for the settled figure…`,
 );
@@ -101,6 +106,7 @@ const report: Report = {
   concurrency: CONCURRENCY,
   seconds: SECONDS,
   idleRss,
+  idleSettleS: IDLE_SETTLE_S,
   startRss,
 };
 
