@@ -241,37 +241,34 @@ export class HttpPool {
         clearTimeout(timer);
         release();
       };
-      stop = dispatchAbortable(
-        this.pool,
-        { ...sendable(opts), headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs },
-        signal,
-        {
-          onResponseStart: (c, statusCode, headers) => {
-            status = statusCode;
-            const ct = headers['content-type'];
-            contentType = (Array.isArray(ct) ? ct[0] : ct) ?? '';
-            const declared = Number(headers['content-length']);
-            if (Number.isFinite(declared) && declared > max) c.abort(answerTooLarge(max));
-            else gathered = new GatheredBody(Number.isFinite(declared) ? declared : undefined);
-          },
-          onResponseData: (c, chunk) => {
-            if (!gathered) return;
-            if (gathered.length + chunk.length > max) {
-              gathered = undefined;
-              c.abort(answerTooLarge(max));
-            } else gathered.add(chunk);
-          },
-          onResponseEnd: () => {
-            settle();
-            resolve({ status, contentType, body: gathered ? gathered.bytes() : Buffer.alloc(0) });
-          },
-          onResponseError: (_c, e) => {
-            settle();
-            gathered = undefined;
-            reject(this.failure(e, signal, timedOut, 'request'));
-          },
+      // undici's own headers and body timers are off: the timer above covers the whole call, and undici made a
+      // timer per request for them (a cleared one waits up to 0.5 s in undici's timer list: promoted garbage)
+      stop = dispatchAbortable(this.pool, { ...sendable(opts), headersTimeout: 0, bodyTimeout: 0 }, signal, {
+        onResponseStart: (c, statusCode, headers) => {
+          status = statusCode;
+          const ct = headers['content-type'];
+          contentType = (Array.isArray(ct) ? ct[0] : ct) ?? '';
+          const declared = Number(headers['content-length']);
+          if (Number.isFinite(declared) && declared > max) c.abort(answerTooLarge(max));
+          else gathered = new GatheredBody(Number.isFinite(declared) ? declared : undefined);
         },
-      );
+        onResponseData: (c, chunk) => {
+          if (!gathered) return;
+          if (gathered.length + chunk.length > max) {
+            gathered = undefined;
+            c.abort(answerTooLarge(max));
+          } else gathered.add(chunk);
+        },
+        onResponseEnd: () => {
+          settle();
+          resolve({ status, contentType, body: gathered ? gathered.bytes() : Buffer.alloc(0) });
+        },
+        onResponseError: (_c, e) => {
+          settle();
+          gathered = undefined;
+          reject(this.failure(e, signal, timedOut, 'request'));
+        },
+      });
     });
   }
 
