@@ -28,9 +28,9 @@ const JIT_WARMUP = Number(process.env.BENCH_WARMUP ?? 1.5);
 /**
  * Seconds the started gateway is left alone before its idle RSS is read. V8's memory reducer gives back the young
  * generation start-up grew (≈ 12 MiB) at one of its idle checks, 8 s apart after start-up's last mark-compact; a check
- * declines while its allocation rate still counts start-up. Traced with --trace-gc over ten starts: at ≈ 8.4 s after
- * start in 2, ≈ 16.3 s in 7, ≈ 24.4 s in 1 (and 2 of 5 by 15 s, where the bench read it until 2026-12-04). An
- * operator's `docker stats` a minute after start sees the settled figure.
+ * declines while its allocation rate still counts start-up. Traced with --trace-gc over fifteen starts: at ≈ 8.4 s
+ * after start in 2, ≈ 16.3 s in 12, ≈ 24.4 s in 1, so a reading at 15 s (the bench's until 2026-12-04) came before it
+ * in most starts. An operator's `docker stats` a minute after start sees the settled figure.
  */
 const IDLE_SETTLE_S = 30;
 
