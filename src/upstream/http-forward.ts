@@ -151,7 +151,7 @@ function dispatched(
         done();
         resolve({ kind: 'relayHttp', status, headers, body: Buffer.concat(whole ?? []) });
       },
-      onResponseError: (_c, e) => {
+      onResponseError: (e) => {
         complete = true;
         if (stream) return void stream.destroy(transportFailure(e, signal, false, 'body', target.route.timeoutMs));
         done();

@@ -144,24 +144,39 @@ export function transportFailure(
   return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${shown}`, { internal });
 }
 
+/** What dispatchAbortable's caller hears of its request: undici's answer callbacks, and one failure. */
+export interface AbortableHandler extends Required<
+  Pick<Dispatcher.DispatchHandler, 'onResponseStart' | 'onResponseData' | 'onResponseEnd'>
+> {
+  onResponseError(e: Error): void;
+}
+
 /**
- * One request over undici's dispatch API that the call's signal stops (and the returned `stop`): an abort before
- * the request has a connection is applied when it gets one, as undici's request API does. The signal's listener
- * goes when the answer ends or fails.
+ * One request over undici's dispatch API that the call's signal stops (and the returned `stop`). A stop before the
+ * request has a connection (undici still connecting: a TLS handshake or a SYN the agent leaves unanswered, for up to
+ * undici's 10 s connect timeout) fails the call at once, and undici's request is aborted when it gets its
+ * connection, its late failure unheard; before, the call waited for the connection, past its timeout. The signal's
+ * listener goes when the answer ends or fails.
  */
 export function dispatchAbortable(
   pool: Dispatcher,
   opts: Dispatcher.DispatchOptions,
   signal: AbortLike,
-  handler: Required<
-    Pick<Dispatcher.DispatchHandler, 'onResponseStart' | 'onResponseData' | 'onResponseEnd' | 'onResponseError'>
-  >,
+  handler: AbortableHandler,
 ): (reason: Error) => void {
   let controller: Dispatcher.DispatchController | undefined;
   let early: Error | undefined;
+  let failed = false;
+  const fail = (e: Error): void => {
+    if (failed) return;
+    failed = true;
+    signal.removeEventListener('abort', onAbort);
+    handler.onResponseError(e);
+  };
   const stop = (reason: Error): void => {
-    if (controller) controller.abort(reason);
-    else early ??= reason;
+    if (controller) return controller.abort(reason);
+    early ??= reason;
+    fail(reason);
   };
   const onAbort = (): void => stop(new Error('caller gone'));
   signal.addEventListener('abort', onAbort, { once: true });
@@ -176,10 +191,7 @@ export function dispatchAbortable(
       signal.removeEventListener('abort', onAbort);
       handler.onResponseEnd(c, trailers);
     },
-    onResponseError: (c, e) => {
-      signal.removeEventListener('abort', onAbort);
-      handler.onResponseError(c, e);
-    },
+    onResponseError: (_c, e) => fail(e),
   });
   return stop;
 }
@@ -263,7 +275,7 @@ export class HttpPool {
           settle();
           resolve({ status, contentType, body: gathered ? gathered.bytes() : Buffer.alloc(0) });
         },
-        onResponseError: (_c, e) => {
+        onResponseError: (e) => {
           settle();
           gathered = undefined;
           reject(this.failure(e, signal, timedOut, 'request'));

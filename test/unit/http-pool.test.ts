@@ -2,9 +2,11 @@
 // dispatch API) against a real node:http server on 127.0.0.1: the answer as
 // text, the size cap, the timeout, a caller gone before or during the call —
 // each with the error the pipeline maps, the origin's budget given back, and
-// (for a caller already gone) nothing sent.
+// (for a caller already gone) nothing sent; and an agent that leaves the
+// connection unanswered (a TLS handshake it never answers): the timeout and the
+// caller's leaving end the call while undici is still connecting.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import t from 'tap';
 import { DEFAULT_LIMITS } from '../../src/config/types.js';
 import type { UpstreamTarget } from '../../src/core/upstream.js';
@@ -29,8 +31,14 @@ const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const registry = new UpstreamRegistry({} as ClientFactories, { ...DEFAULT_LIMITS, upstreamConnections: 1 });
 t.teardown(async () => {
   for (const release of held) release();
+  // the silent listener answers its connections' handshakes with bytes that are not TLS first: undici's connects
+  // fail at once (a connect undici is still making is not closed with its pool, and would hold the process 10 s)
+  closing = true;
+  silent.forEach(notTls);
   await registry.close();
   await new Promise((r) => server.close(r));
+  for (const s of silent) s.destroy();
+  await new Promise((r) => handshakeNever.close(r));
 });
 
 const target: UpstreamTarget = {
@@ -89,4 +97,50 @@ t.test('a caller already gone: CANCELLED, nothing sent', async (tt) => {
 t.test('every call gave its budget back (a budget of one connection still admits a call)', async (tt) => {
   const a = await pool.request(post('/ok'), new AbortController().signal);
   tt.equal(a.status, 200);
+});
+
+// A TCP listener that takes connections and never answers a TLS handshake: undici keeps connecting for its 10 s
+// connect timeout. The call must end at its own timeout (or when its caller leaves) with the connection still open.
+const silent: Socket[] = [];
+const closed = new Set<Socket>();
+let closing = false;
+const notTls = (s: Socket): void => void s.end('not TLS\r\n');
+const handshakeNever = createTcpServer((socket) => {
+  silent.push(socket);
+  if (closing) return notTls(socket);
+  socket.resume(); // the ClientHello is read and dropped, so a close from undici is heard
+  socket.on('close', () => closed.add(socket));
+});
+await new Promise<void>((r) => handshakeNever.listen(0, '127.0.0.1', r));
+const stalled = new HttpPool(
+  { ...target, url: `https://127.0.0.1:${(handshakeNever.address() as AddressInfo).port}` },
+  registry,
+);
+/** Every connection still open, after a few turns of the event loop (so that a close undici made is heard). */
+async function stillConnecting(): Promise<boolean> {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  return silent.length > 0 && silent.every((s) => !closed.has(s));
+}
+
+t.test(
+  'an agent that never answers the TLS handshake: UPSTREAM_TIMEOUT at the call timeout, still connecting',
+  async (tt) => {
+    const e = await failure(stalled.request(post('/ok'), new AbortController().signal));
+    tt.equal(e.errorName, 'UPSTREAM_TIMEOUT');
+    tt.ok(await stillConnecting(), 'answered before undici gave up connecting');
+  },
+);
+
+t.test('a caller that leaves while undici is connecting: CANCELLED at once', async (tt) => {
+  const ac = new AbortController();
+  const p = stalled.request(post('/ok'), ac.signal);
+  await new Promise((r) => setImmediate(r)); // dispatched: undici is connecting (the pool's one connection)
+  ac.abort();
+  tt.equal((await failure(p)).errorName, 'CANCELLED');
+  tt.ok(await stillConnecting(), 'answered before undici gave up connecting');
+});
+
+t.test('the stalled calls gave their budget back (one call in flight per origin here)', async (tt) => {
+  const e = await failure(stalled.request(post('/ok'), new AbortController().signal));
+  tt.equal(e.errorName, 'UPSTREAM_TIMEOUT', 'admitted (not UPSTREAM_OVERLOADED), then timed out');
 });
