@@ -158,6 +158,8 @@ function dispatched(
         // after the head the agent has the request: its answer broke off (no reset before sending, no resend)
         reject(transportFailure(e, signal, false, status === 0 ? 'request' : 'body', target.route.timeoutMs));
       },
+      // the caller left before undici had a connection: answered now, the budget back with onResponseError
+      onStopped: (e) => reject(transportFailure(e, signal, false, 'request', target.route.timeoutMs)),
     });
   });
 }

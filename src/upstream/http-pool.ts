@@ -144,19 +144,23 @@ export function transportFailure(
   return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${shown}`, { internal });
 }
 
-/** What dispatchAbortable's caller hears of its request: undici's answer callbacks, and one failure. */
+/** What dispatchAbortable's caller hears of its request. */
 export interface AbortableHandler extends Required<
   Pick<Dispatcher.DispatchHandler, 'onResponseStart' | 'onResponseData' | 'onResponseEnd'>
 > {
+  /** undici is done with the request, failed: always the last word (so the place to give the agent's budget back). */
   onResponseError(e: Error): void;
+  /** Stopped before the request had a connection: the call's answer, at once; onResponseError follows when undici lets go. */
+  onStopped(e: Error): void;
 }
 
 /**
  * One request over undici's dispatch API that the call's signal stops (and the returned `stop`). A stop before the
  * request has a connection (undici still connecting: a TLS handshake or a SYN the agent leaves unanswered, for up to
- * undici's 10 s connect timeout) fails the call at once, and undici's request is aborted when it gets its
- * connection, its late failure unheard; before, the call waited for the connection, past its timeout. The signal's
- * listener goes when the answer ends or fails.
+ * undici's 10 s connect timeout) answers the call at once (onStopped); undici's request is aborted when it gets its
+ * connection or fails connecting, and only then does onResponseError come, so the agent's budget stays taken while
+ * undici holds the request (nothing queues in the pool behind a stalled connect). Before, the call itself waited
+ * for the connection, past its timeout. The signal's listener goes when the answer ends or fails.
  */
 export function dispatchAbortable(
   pool: Dispatcher,
@@ -166,17 +170,11 @@ export function dispatchAbortable(
 ): (reason: Error) => void {
   let controller: Dispatcher.DispatchController | undefined;
   let early: Error | undefined;
-  let failed = false;
-  const fail = (e: Error): void => {
-    if (failed) return;
-    failed = true;
-    signal.removeEventListener('abort', onAbort);
-    handler.onResponseError(e);
-  };
   const stop = (reason: Error): void => {
     if (controller) return controller.abort(reason);
-    early ??= reason;
-    fail(reason);
+    if (early) return;
+    early = reason;
+    handler.onStopped(reason);
   };
   const onAbort = (): void => stop(new Error('caller gone'));
   signal.addEventListener('abort', onAbort, { once: true });
@@ -191,7 +189,10 @@ export function dispatchAbortable(
       signal.removeEventListener('abort', onAbort);
       handler.onResponseEnd(c, trailers);
     },
-    onResponseError: (_c, e) => fail(e),
+    onResponseError: (_c, e) => {
+      signal.removeEventListener('abort', onAbort);
+      handler.onResponseError(e);
+    },
   });
   return stop;
 }
@@ -278,6 +279,11 @@ export class HttpPool {
         onResponseError: (e) => {
           settle();
           gathered = undefined;
+          reject(this.failure(e, signal, timedOut, 'request'));
+        },
+        // the answer now; the budget goes back with onResponseError, once undici lets go of the request
+        onStopped: (e) => {
+          clearTimeout(timer);
           reject(this.failure(e, signal, timedOut, 'request'));
         },
       });

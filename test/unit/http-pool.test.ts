@@ -33,9 +33,10 @@ t.teardown(async () => {
   for (const release of held) release();
   // the silent listener answers its connections' handshakes with bytes that are not TLS first: undici's connects
   // fail at once (a connect undici is still making is not closed with its pool, and would hold the process 10 s)
-  closing = true;
+  answering = true;
   silent.forEach(notTls);
   await registry.close();
+  await stalledRegistry.close();
   await new Promise((r) => server.close(r));
   for (const s of silent) s.destroy();
   await new Promise((r) => handshakeNever.close(r));
@@ -99,26 +100,34 @@ t.test('every call gave its budget back (a budget of one connection still admits
   tt.equal(a.status, 200);
 });
 
-// A TCP listener that takes connections and never answers a TLS handshake: undici keeps connecting for its 10 s
-// connect timeout. The call must end at its own timeout (or when its caller leaves) with the connection still open.
+// A TCP listener that takes connections and never answers a TLS handshake (until `answering`, when it answers
+// them with bytes that are not TLS, so undici's connects fail at once): undici keeps connecting for its 10 s connect
+// timeout. The call must end at its own timeout (or when its caller leaves) with the connection still open, and the
+// agent's budget (two calls here) stays taken until undici lets go of the request.
 const silent: Socket[] = [];
 const closed = new Set<Socket>();
-let closing = false;
-const notTls = (s: Socket): void => void s.end('not TLS\r\n');
+let answering = false;
+const notTls = (s: Socket): void => {
+  if (!s.writableEnded) s.end('not TLS\r\n');
+};
 const handshakeNever = createTcpServer((socket) => {
   silent.push(socket);
-  if (closing) return notTls(socket);
   socket.resume(); // the ClientHello is read and dropped, so a close from undici is heard
   socket.on('close', () => closed.add(socket));
+  if (answering) notTls(socket);
 });
 await new Promise<void>((r) => handshakeNever.listen(0, '127.0.0.1', r));
+const stalledRegistry = new UpstreamRegistry({} as ClientFactories, { ...DEFAULT_LIMITS, upstreamConnections: 2 });
 const stalled = new HttpPool(
   { ...target, url: `https://127.0.0.1:${(handshakeNever.address() as AddressInfo).port}` },
-  registry,
+  stalledRegistry,
 );
+const turns = async (n: number): Promise<void> => {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+};
 /** Every connection still open, after a few turns of the event loop (so that a close undici made is heard). */
 async function stillConnecting(): Promise<boolean> {
-  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  await turns(20);
   return silent.length > 0 && silent.every((s) => !closed.has(s));
 }
 
@@ -133,14 +142,26 @@ t.test(
 
 t.test('a caller that leaves while undici is connecting: CANCELLED at once', async (tt) => {
   const ac = new AbortController();
+  const before = silent.length;
   const p = stalled.request(post('/ok'), ac.signal);
-  await new Promise((r) => setImmediate(r)); // dispatched: undici is connecting (the pool's one connection)
+  while (silent.length === before) await turns(1); // undici is connecting (the agent's second connection)
   ac.abort();
   tt.equal((await failure(p)).errorName, 'CANCELLED');
   tt.ok(await stillConnecting(), 'answered before undici gave up connecting');
 });
 
-t.test('the stalled calls gave their budget back (one call in flight per origin here)', async (tt) => {
+t.test(
+  'while undici still holds both requests, the agent has no budget left: nothing queues behind them',
+  async (tt) => {
+    const e = await failure(stalled.request(post('/ok'), new AbortController().signal));
+    tt.equal(e.errorName, 'UPSTREAM_OVERLOADED');
+  },
+);
+
+t.test('once undici lets go of them (its connects fail), the budget is back', async (tt) => {
+  answering = true;
+  silent.forEach(notTls);
+  while (!silent.every((s) => closed.has(s))) await turns(1); // undici has dropped both connections
   const e = await failure(stalled.request(post('/ok'), new AbortController().signal));
-  tt.equal(e.errorName, 'UPSTREAM_TIMEOUT', 'admitted (not UPSTREAM_OVERLOADED), then timed out');
+  tt.equal(e.errorName, 'UPSTREAM_UNAVAILABLE', 'admitted: its connect fails on the bytes that are not TLS');
 });
