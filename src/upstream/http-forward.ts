@@ -14,7 +14,8 @@
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { Answer, RelayTarget } from '../pipeline/call.js';
-import { dispatchAbortable, transportFailure } from './http-pool.js';
+import { dispatchAbortable } from './abortable-dispatch.js';
+import { transportFailure } from './http-pool.js';
 
 const PASSED_BACK = ['content-type', 'cache-control', 'x-accel-buffering', 'etag', 'last-modified'];
 /** The largest answer a unary relay gathers into one buffer (a larger one is piped). */

@@ -19,6 +19,7 @@ import { PiecedBody, type JsonBody } from '../proto/json-out.js';
 import { GatheredBody } from '../http/gathered-body.js';
 import type { UpstreamRegistry } from './registry.js';
 import type { AbortLike } from '../util/call-signal.js';
+import { dispatchAbortable } from './abortable-dispatch.js';
 
 type Body = Dispatcher.ResponseData['body'];
 
@@ -142,59 +143,6 @@ export function transportFailure(
     return err;
   }
   return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${shown}`, { internal });
-}
-
-/** What dispatchAbortable's caller hears of its request. */
-export interface AbortableHandler extends Required<
-  Pick<Dispatcher.DispatchHandler, 'onResponseStart' | 'onResponseData' | 'onResponseEnd'>
-> {
-  /** undici is done with the request, failed: always the last word (so the place to give the agent's budget back). */
-  onResponseError(e: Error): void;
-  /** Stopped before the request had a connection: the call's answer, at once; onResponseError follows when undici lets go. */
-  onStopped(e: Error): void;
-}
-
-/**
- * One request over undici's dispatch API that the call's signal stops (and the returned `stop`). A stop before the
- * request has a connection (undici still connecting: a TLS handshake or a SYN the agent leaves unanswered, for up to
- * undici's 10 s connect timeout) answers the call at once (onStopped); undici's request is aborted when it gets its
- * connection or fails connecting, and only then does onResponseError come, so the agent's budget stays taken while
- * undici holds the request (nothing queues in the pool behind a stalled connect). Before, the call itself waited
- * for the connection, past its timeout. The signal's listener goes when the answer ends or fails.
- */
-export function dispatchAbortable(
-  pool: Dispatcher,
-  opts: Dispatcher.DispatchOptions,
-  signal: AbortLike,
-  handler: AbortableHandler,
-): (reason: Error) => void {
-  let controller: Dispatcher.DispatchController | undefined;
-  let early: Error | undefined;
-  const stop = (reason: Error): void => {
-    if (controller) return controller.abort(reason);
-    if (early) return;
-    early = reason;
-    handler.onStopped(reason);
-  };
-  const onAbort = (): void => stop(new Error('caller gone'));
-  signal.addEventListener('abort', onAbort, { once: true });
-  pool.dispatch(opts, {
-    onRequestStart: (c) => {
-      controller = c;
-      if (early) c.abort(early);
-    },
-    onResponseStart: handler.onResponseStart,
-    onResponseData: handler.onResponseData,
-    onResponseEnd: (c, trailers) => {
-      signal.removeEventListener('abort', onAbort);
-      handler.onResponseEnd(c, trailers);
-    },
-    onResponseError: (_c, e) => {
-      signal.removeEventListener('abort', onAbort);
-      handler.onResponseError(e);
-    },
-  });
-  return stop;
 }
 
 export class HttpPool {
