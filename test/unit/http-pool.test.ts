@@ -14,6 +14,7 @@ import { A2AError } from '../../src/errors/a2a-error.js';
 import { HttpPool } from '../../src/upstream/http-pool.js';
 import { UpstreamRegistry, type ClientFactories } from '../../src/upstream/registry.js';
 import { failure } from '../helpers/failure.js';
+import { waitFor } from '../helpers/wait.js';
 
 let requests = 0;
 const held: Array<() => void> = [];
@@ -122,12 +123,9 @@ const stalled = new HttpPool(
   { ...target, url: `https://127.0.0.1:${(handshakeNever.address() as AddressInfo).port}` },
   stalledRegistry,
 );
-const turns = async (n: number): Promise<void> => {
-  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
-};
 /** Every connection still open, after a few turns of the event loop (so that a close undici made is heard). */
 async function stillConnecting(): Promise<boolean> {
-  await turns(20);
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
   return silent.length > 0 && silent.every((s) => !closed.has(s));
 }
 
@@ -144,7 +142,7 @@ t.test('a caller that leaves while undici is connecting: CANCELLED at once', asy
   const ac = new AbortController();
   const before = silent.length;
   const p = stalled.request(post('/ok'), ac.signal);
-  while (silent.length === before) await turns(1); // undici is connecting (the agent's second connection)
+  await waitFor(() => silent.length > before, "undici's second connection"); // undici is connecting
   ac.abort();
   tt.equal((await failure(p)).errorName, 'CANCELLED');
   tt.ok(await stillConnecting(), 'answered before undici gave up connecting');
@@ -161,7 +159,7 @@ t.test(
 t.test('once undici lets go of them (its connects fail), the budget is back', async (tt) => {
   answering = true;
   silent.forEach(notTls);
-  while (!silent.every((s) => closed.has(s))) await turns(1); // undici has dropped both connections
+  await waitFor(() => silent.every((s) => closed.has(s)), 'undici dropping both connections');
   const e = await failure(stalled.request(post('/ok'), new AbortController().signal));
   tt.equal(e.errorName, 'UPSTREAM_UNAVAILABLE', 'admitted: its connect fails on the bytes that are not TLS');
 });
