@@ -10,9 +10,9 @@
 // card its peers saw (issue 14).
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { Agent, request } from '../util/undici.js';
+import { Agent, getGlobalDispatcher } from '../util/undici.js';
 import { tlsKey, undiciConnect } from '../tls/upstream-tls.js';
-import { readCapped } from '../upstream/http-pool.js';
+import { getWithin } from '../upstream/pulled-answer.js';
 import type { RouteConfig } from '../config/types.js';
 import type { JsonObject } from '../proto/json.js';
 import { cardFromV03, interfacesOfV03Card, isV03Card } from '../compat/v0_3/card.js';
@@ -187,27 +187,29 @@ export class CardStore {
         return;
       }
       const url = cardSourceUrl(route)!;
-      const dispatcher = this.dispatcherFor(route);
-      const res = await request(url, {
-        ...(dispatcher ? { dispatcher } : {}),
-        // a dual-stack agent hands a caller without A2A-Version its 0.3 view (§3.6.2): ask for 1.0
-        headers: {
+      // the whole fetch within the route's timeout, connecting included (an agent that leaves the TLS handshake
+      // unanswered holds it no longer: the calls that wait for the card to check capabilities wait as long)
+      const res = await getWithin(
+        this.dispatcherFor(route) ?? getGlobalDispatcher(),
+        url,
+        {
           accept: 'application/json',
+          // a dual-stack agent hands a caller without A2A-Version its 0.3 view (§3.6.2): ask for 1.0
           'a2a-version': '1.0',
           ...(e.etag && e.card ? { 'if-none-match': e.etag } : {}),
         },
-        headersTimeout: route.timeoutMs,
-        bodyTimeout: route.timeoutMs,
-      });
-      const text = (await readCapped(res.body, res.headers, route.maxResponseBytes)).toString('utf8');
+        route.timeoutMs,
+        route.maxResponseBytes,
+      );
+      const text = res.body.toString('utf8');
       const cc = res.headers['cache-control'];
       const fresh = maxAgeMs(Array.isArray(cc) ? cc.join(',') : cc);
-      if (res.statusCode === 304 && e.card) {
+      if (res.status === 304 && e.card) {
         e.expiresAt = Date.now() + fresh;
         this.metrics?.cardRefresh(route.name, 'not_modified');
         return;
       }
-      if (res.statusCode !== 200) throw new Error(`${url} answered HTTP ${res.statusCode}`);
+      if (res.status !== 200) throw new Error(`${url} answered HTTP ${res.status}`);
       const etag = res.headers.etag;
       const card = JSON.parse(text) as JsonObject;
       if (route.card.verifyJwksFile) await verifyCard(card, route.card.verifyJwksFile);

@@ -12,7 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import { A2AError } from '../errors/a2a-error.js';
 import { GRPC_CODES } from '../errors/catalogue.js';
 import { LARGE_BYTES } from '../proto/large-bytes.js';
-import { answerTooLarge } from './http-pool.js';
+import { answerTooLarge } from './pulled-answer.js';
 
 /** What a finished call's status says (grpc-js's StatusObject shape). */
 export interface GrpcStatus {

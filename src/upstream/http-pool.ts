@@ -8,6 +8,7 @@
 // (connection refused or dropped, TLS failure → UPSTREAM_UNAVAILABLE, timeout →
 // UPSTREAM_TIMEOUT, caller gone → CANCELLED) whose answered text names no
 // address (the socket error's own text is logged: A2AError.internal).
+import type { Readable } from 'node:stream';
 import type { Dispatcher, Pool } from 'undici';
 import type { UpstreamTarget } from '../core/upstream.js';
 import { A2AError } from '../errors/a2a-error.js';
@@ -20,40 +21,7 @@ import { GatheredBody } from '../http/gathered-body.js';
 import type { UpstreamRegistry } from './registry.js';
 import type { AbortLike } from '../util/call-signal.js';
 import { dispatchAbortable } from './abortable-dispatch.js';
-
-type Body = Dispatcher.ResponseData['body'];
-
-/** An upstream answer (HTTP body, gRPC message, card) over the route's maxResponseBytes. */
-export function answerTooLarge(max: number, internal?: string): A2AError {
-  return A2AError.of('INVALID_AGENT_RESPONSE', `the upstream's answer exceeds maxResponseBytes (${max} bytes)`, {
-    ...(internal ? { internal } : {}),
-  });
-}
-
-/** The answer's bytes, up to `max` (the declared length checked first); past it the body is dropped. */
-export async function readCapped(
-  body: Body,
-  headers: Dispatcher.ResponseData['headers'],
-  max: number,
-): Promise<Buffer> {
-  const tooLarge = (): A2AError => {
-    if (!body.destroyed) body.destroy();
-    return answerTooLarge(max);
-  };
-  const declared = Number(headers['content-length']);
-  if (Number.isFinite(declared) && declared > max) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let n = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    n += chunk.length;
-    if (n > max) {
-      chunks.length = 0;
-      throw tooLarge();
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, n);
-}
+import { answerTooLarge, readCapped, requestPulled } from './pulled-answer.js';
 
 export interface UpstreamAnswer {
   status: number;
@@ -239,28 +207,21 @@ export class HttpPool {
   }
 
   /**
-   * A streaming request: the timeout covers only the wait for the answer's
-   * headers; the body is read as the caller pulls (no overall timeout; the
-   * dispatcher applies the route's idle timeout per event).
+   * A streaming request (pulled-answer.ts): the timeout covers only the wait
+   * for the answer's head, connecting included; the body is read as the
+   * caller pulls (no overall timeout; the dispatcher applies the route's idle
+   * timeout per event).
    */
-  async open(opts: HttpRequestOptions, signal: AbortSignal): Promise<HttpStream> {
-    const release = this.upstreams.admit(this.origin, 'stream');
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await this.streams.request({
-        ...sendable(opts),
-        signal,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: 0,
-      });
-    } catch (e) {
-      release();
-      throw this.failure(e, signal, false, 'request');
-    }
+  async open(opts: HttpRequestOptions, signal: AbortLike): Promise<HttpStream> {
+    const res = await requestPulled(this.streams, sendable(opts), {
+      signal,
+      timeoutMs: this.timeoutMs,
+      // the stream's budget is held until its body is done with (read, failed or dropped)
+      release: this.upstreams.admit(this.origin, 'stream'),
+      failure: (e, timedOut, stage) => this.failure(e, signal, timedOut, stage),
+    });
     const ct = res.headers['content-type'];
-    const body = res.body;
-    // the stream's budget is held until its body is done with (read, failed or dropped)
-    body.once('close', release);
+    const body = res.body as Readable; // no wholeMax: always a stream
     const headers = res.headers;
     const max = this.maxResponseBytes;
     const fail = (e: unknown): A2AError => {
@@ -268,7 +229,7 @@ export class HttpPool {
       return this.failure(e, signal, false, 'body');
     };
     return {
-      status: res.statusCode,
+      status: res.status,
       contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '',
       whole: async () => {
         try {

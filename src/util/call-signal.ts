@@ -3,8 +3,7 @@
 // of AbortSignal's surface the call path uses — `aborted` and one-shot
 // 'abort' listeners — on a plain list: on Node 20 an AbortController per call
 // and an EventTarget listener added and removed per upstream call cost ≈ 10 µs
-// of CPU per call (measured, issue 11). APIs that take a real AbortSignal
-// (undici's request API, stream iterators) get one made on first use.
+// of CPU per call (measured, issue 11).
 
 /** What the call path needs of a cancellation signal: AbortSignal and CallSignal both are one. */
 export interface AbortLike {
@@ -22,7 +21,6 @@ export function whenAborted(signal: AbortLike, fn: () => void): void {
 export class CallSignal implements AbortLike {
   #aborted = false;
   #listeners: Array<() => void> | undefined;
-  #controller: AbortController | undefined;
 
   get aborted(): boolean {
     return this.#aborted;
@@ -54,15 +52,5 @@ export class CallSignal implements AbortLike {
         });
       }
     }
-    this.#controller?.abort();
-  }
-
-  /** An AbortSignal that aborts with the call, for APIs that take one (made on first use). */
-  toAbortSignal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort();
-    }
-    return this.#controller.signal;
   }
 }

@@ -1,5 +1,5 @@
 // CallSignal (util/call-signal.ts): a call's cancellation with AbortSignal's
-// listener semantics on a plain list, and a real AbortSignal on demand.
+// listener semantics on a plain list.
 import t from 'tap';
 import { CallSignal } from '../../src/util/call-signal.js';
 
@@ -19,20 +19,6 @@ t.test('listeners run once on abort; a removed or late one does not', async (t) 
   t.same(ran, ['a', 'b'], 'each listener once, in order');
   s.addEventListener('abort', () => ran.push('late'));
   t.same(ran, ['a', 'b'], 'a listener added after the abort is not called (as AbortSignal)');
-});
-
-t.test('an AbortSignal made before or after the abort follows it', async (t) => {
-  const before = new CallSignal();
-  const signal = before.toAbortSignal();
-  t.equal(before.toAbortSignal(), signal, 'one AbortSignal per call');
-  let fired = 0;
-  signal.addEventListener('abort', () => fired++);
-  before.abort();
-  t.equal(signal.aborted, true);
-  t.equal(fired, 1);
-  const after = new CallSignal();
-  after.abort();
-  t.equal(after.toAbortSignal().aborted, true, 'made already aborted');
 });
 
 t.test('a listener that throws is reported, and the others still run', async (t) => {

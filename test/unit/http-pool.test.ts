@@ -1,12 +1,12 @@
-// The unary HTTP upstream request (src/upstream/http-pool.ts, undici's
-// dispatch API) against a real node:http server on 127.0.0.1: the answer as
-// text, the size cap, the timeout, a caller gone before or during the call —
-// each with the error the pipeline maps, the origin's budget given back, and
-// (for a caller already gone) nothing sent; and an agent that leaves the
-// connection unanswered (a TLS handshake it never answers): the timeout and the
-// caller's leaving end the call while undici is still connecting.
+// The HTTP upstream requests (src/upstream/http-pool.ts, undici's dispatch
+// API) against a real node:http server on 127.0.0.1: the answer as text, the
+// size cap, the timeout, a caller gone before or during the call — each with
+// the error the pipeline maps, the origin's budget given back, and (for a
+// caller already gone) nothing sent; and an agent that leaves the connection
+// unanswered (a TLS handshake it never answers): the timeout and the caller's
+// leaving end a unary call and a stream while undici is still connecting.
 import { createServer, type Server } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { DEFAULT_LIMITS } from '../../src/config/types.js';
 import type { UpstreamTarget } from '../../src/core/upstream.js';
@@ -14,6 +14,7 @@ import { A2AError } from '../../src/errors/a2a-error.js';
 import { HttpPool } from '../../src/upstream/http-pool.js';
 import { UpstreamRegistry, type ClientFactories } from '../../src/upstream/registry.js';
 import { failure } from '../helpers/failure.js';
+import { handshakeNever } from '../helpers/handshake-never.js';
 import { waitFor } from '../helpers/wait.js';
 
 let requests = 0;
@@ -32,15 +33,11 @@ const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const registry = new UpstreamRegistry({} as ClientFactories, { ...DEFAULT_LIMITS, upstreamConnections: 1 });
 t.teardown(async () => {
   for (const release of held) release();
-  // the silent listener answers its connections' handshakes with bytes that are not TLS first: undici's connects
-  // fail at once (a connect undici is still making is not closed with its pool, and would hold the process 10 s)
-  answering = true;
-  silent.forEach(notTls);
+  // the silent agent first answers its connections (undici's connects fail at once: see handshake-never.ts)
+  await silent.close();
   await registry.close();
   await stalledRegistry.close();
   await new Promise((r) => server.close(r));
-  for (const s of silent) s.destroy();
-  await new Promise((r) => handshakeNever.close(r));
 });
 
 const target: UpstreamTarget = {
@@ -101,51 +98,34 @@ t.test('every call gave its budget back (a budget of one connection still admits
   tt.equal(a.status, 200);
 });
 
-// A TCP listener that takes connections and never answers a TLS handshake (until `answering`, when it answers
-// them with bytes that are not TLS, so undici's connects fail at once): undici keeps connecting for its 10 s connect
-// timeout. The call must end at its own timeout (or when its caller leaves) with the connection still open, and the
-// agent's budget (two calls here) stays taken until undici lets go of the request.
-const silent: Socket[] = [];
-const closed = new Set<Socket>();
-let answering = false;
-const notTls = (s: Socket): void => {
-  if (!s.writableEnded) s.end('not TLS\r\n');
-};
-const handshakeNever = createTcpServer((socket) => {
-  silent.push(socket);
-  socket.resume(); // the ClientHello is read and dropped, so a close from undici is heard
-  socket.on('close', () => closed.add(socket));
-  if (answering) notTls(socket);
+// An agent that never answers the TLS handshake (helpers/handshake-never.ts): undici keeps connecting for its 10 s
+// connect timeout. The call must end at its own timeout (or when its caller leaves) with the connection still open,
+// and the agent's budget (two calls and one stream here) stays taken until undici lets go of the request.
+const silent = await handshakeNever();
+const stalledRegistry = new UpstreamRegistry({} as ClientFactories, {
+  ...DEFAULT_LIMITS,
+  upstreamConnections: 2,
+  upstreamStreams: 1,
 });
-await new Promise<void>((r) => handshakeNever.listen(0, '127.0.0.1', r));
-const stalledRegistry = new UpstreamRegistry({} as ClientFactories, { ...DEFAULT_LIMITS, upstreamConnections: 2 });
-const stalled = new HttpPool(
-  { ...target, url: `https://127.0.0.1:${(handshakeNever.address() as AddressInfo).port}` },
-  stalledRegistry,
-);
-/** Every connection still open, after a few turns of the event loop (so that a close undici made is heard). */
-async function stillConnecting(): Promise<boolean> {
-  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
-  return silent.length > 0 && silent.every((s) => !closed.has(s));
-}
+const stalled = new HttpPool({ ...target, url: silent.url }, stalledRegistry);
 
 t.test(
   'an agent that never answers the TLS handshake: UPSTREAM_TIMEOUT at the call timeout, still connecting',
   async (tt) => {
     const e = await failure(stalled.request(post('/ok'), new AbortController().signal));
     tt.equal(e.errorName, 'UPSTREAM_TIMEOUT');
-    tt.ok(await stillConnecting(), 'answered before undici gave up connecting');
+    tt.ok(await silent.stillConnecting(), 'answered before undici gave up connecting');
   },
 );
 
 t.test('a caller that leaves while undici is connecting: CANCELLED at once', async (tt) => {
   const ac = new AbortController();
-  const before = silent.length;
+  const before = silent.sockets.length;
   const p = stalled.request(post('/ok'), ac.signal);
-  await waitFor(() => silent.length > before, "undici's second connection"); // undici is connecting
+  await waitFor(() => silent.sockets.length > before, "undici's second connection"); // undici is connecting
   ac.abort();
   tt.equal((await failure(p)).errorName, 'CANCELLED');
-  tt.ok(await stillConnecting(), 'answered before undici gave up connecting');
+  tt.ok(await silent.stillConnecting(), 'answered before undici gave up connecting');
 });
 
 t.test(
@@ -156,10 +136,33 @@ t.test(
   },
 );
 
-t.test('once undici lets go of them (its connects fail), the budget is back', async (tt) => {
-  answering = true;
-  silent.forEach(notTls);
-  await waitFor(() => silent.every((s) => closed.has(s)), 'undici dropping both connections');
+t.test('a stream whose agent never answers the handshake: UPSTREAM_TIMEOUT at the call timeout', async (tt) => {
+  const e = await failure(stalled.open(post('/stream'), new AbortController().signal));
+  tt.equal(e.errorName, 'UPSTREAM_TIMEOUT');
+  tt.ok(await silent.stillConnecting(), 'answered before undici gave up connecting');
+  const again = await failure(stalled.open(post('/stream'), new AbortController().signal));
+  tt.equal(again.errorName, 'UPSTREAM_OVERLOADED', "the stream's budget is held while undici holds the request");
+});
+
+t.test('once undici lets go of them (its connects fail), the budgets are back', async (tt) => {
+  await silent.release();
   const e = await failure(stalled.request(post('/ok'), new AbortController().signal));
   tt.equal(e.errorName, 'UPSTREAM_UNAVAILABLE', 'admitted: its connect fails on the bytes that are not TLS');
+  const s = await failure(stalled.open(post('/stream'), new AbortController().signal));
+  tt.equal(s.errorName, 'UPSTREAM_UNAVAILABLE', 'a stream admitted too');
+});
+
+t.test("a stream's caller that leaves while undici is connecting: CANCELLED at once", async (tt) => {
+  const more = await handshakeNever();
+  const registry = new UpstreamRegistry({} as ClientFactories, { ...DEFAULT_LIMITS, upstreamStreams: 1 });
+  tt.teardown(async () => {
+    await more.close();
+    await registry.close();
+  });
+  const ac = new AbortController();
+  const p = new HttpPool({ ...target, url: more.url, timeoutMs: 60_000 }, registry).open(post('/stream'), ac.signal);
+  await waitFor(() => more.sockets.length > 0, 'undici connecting');
+  ac.abort();
+  tt.equal((await failure(p)).errorName, 'CANCELLED');
+  tt.ok(await more.stillConnecting(), 'answered before undici gave up connecting');
 });

@@ -1,0 +1,182 @@
+// An HTTP request over undici's dispatch API whose answer comes as its head
+// and a pulled body: the streaming HTTP upstream call (http-pool.ts `open`:
+// SSE, and a stream method's other answers) and the pass-through's relay
+// (http-forward.ts, unary and streaming). The route's timeout covers the wait
+// for the head, connecting included, and a stop before undici has a
+// connection (the timeout, the caller leaving) answers at once
+// (abortable-dispatch.ts); undici's own headers timer starts only once the
+// request is written, and its request API holds an abort until it has the
+// connection (up to its 10 s connect timeout). The body is a Readable that its
+// reader pulls (the upstream is paused while the caller is slow), with no
+// overall timeout; a small answer of declared length can come whole, as one
+// buffer. The agent's budget (`release`) is held until undici lets go of the
+// request and the body is done with (read to its end, failed or dropped).
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { A2AError } from '../errors/a2a-error.js';
+import { CallSignal, type AbortLike } from '../util/call-signal.js';
+import { dispatchAbortable } from './abortable-dispatch.js';
+
+/** An upstream answer (HTTP body, gRPC message, card) over the route's maxResponseBytes. */
+export function answerTooLarge(max: number, internal?: string): A2AError {
+  return A2AError.of('INVALID_AGENT_RESPONSE', `the upstream's answer exceeds maxResponseBytes (${max} bytes)`, {
+    ...(internal ? { internal } : {}),
+  });
+}
+
+/** The answer's bytes, up to `max` (the declared length checked first); past it the body is dropped. */
+export async function readCapped(body: Readable, headers: IncomingHttpHeaders, max: number): Promise<Buffer> {
+  const tooLarge = (): A2AError => {
+    if (!body.destroyed) body.destroy();
+    return answerTooLarge(max);
+  };
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    n += chunk.length;
+    if (n > max) {
+      chunks.length = 0;
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, n);
+}
+
+export interface PulledAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body as it comes; one Buffer when the answer declared a length of at most `wholeMax`. */
+  body: Readable | Buffer;
+}
+
+export interface PulledOptions {
+  signal: AbortLike;
+  /** How long the answer's head may take, connecting included (the route's timeoutMs). */
+  timeoutMs: number;
+  /** The largest declared length gathered into one buffer (absent: the body is always a stream). */
+  wholeMax?: number;
+  /** Gives the agent's budget back (called once). */
+  release(): void;
+  /** A transport failure as the call's error: before the head ('request') or in the body ('body'). */
+  failure(e: Error, timedOut: boolean, stage: 'request' | 'body'): Error;
+}
+
+/** Sends the request; resolves with the answer's head once undici has it (see the file's header). */
+export function requestPulled(
+  pool: Dispatcher,
+  opts: Dispatcher.DispatchOptions,
+  o: PulledOptions,
+): Promise<PulledAnswer> {
+  let released = false;
+  const done = (): void => {
+    if (released) return;
+    released = true;
+    o.release();
+  };
+  // a caller already gone sends nothing
+  if (o.signal.aborted) {
+    done();
+    return Promise.reject(o.failure(new Error('caller gone'), false, 'request'));
+  }
+  return new Promise<PulledAnswer>((resolve, reject) => {
+    let timedOut = false;
+    let status = 0;
+    let headers: IncomingHttpHeaders = {};
+    let stream: Readable | undefined;
+    let whole: Buffer[] | undefined;
+    let complete = false;
+    let stop = (_reason: Error): void => undefined; // the dispatch's, once made
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop(new Error('upstream timeout'));
+    }, o.timeoutMs);
+    // undici's headers and body timers are off: the timer above covers the head, connecting included
+    stop = dispatchAbortable(pool, { ...opts, headersTimeout: 0, bodyTimeout: 0 }, o.signal, {
+      onResponseStart: (c, statusCode, head) => {
+        clearTimeout(timer);
+        status = statusCode;
+        headers = head;
+        const declared = Number(head['content-length']);
+        if (o.wholeMax !== undefined && Number.isFinite(declared) && declared <= o.wholeMax) {
+          whole = [];
+          return;
+        }
+        stream = new Readable({
+          read: () => c.resume(),
+          destroy: (err, cb) => {
+            if (!complete) c.abort(err ?? new Error('caller gone'));
+            done();
+            cb(err);
+          },
+        });
+        resolve({ status, headers, body: stream });
+      },
+      onResponseData: (c, chunk) => {
+        if (whole) whole.push(chunk);
+        else if (stream && !stream.push(chunk)) c.pause();
+      },
+      onResponseEnd: () => {
+        complete = true;
+        if (stream) return void stream.push(null);
+        done();
+        resolve({ status, headers, body: Buffer.concat(whole ?? []) });
+      },
+      onResponseError: (e) => {
+        complete = true;
+        clearTimeout(timer);
+        if (stream) return void stream.destroy(o.failure(e, false, 'body'));
+        done();
+        // after the head the agent has the request: its answer broke off (no reset before sending, no resend)
+        reject(o.failure(e, timedOut, status === 0 ? 'request' : 'body'));
+      },
+      // stopped before undici had a connection: answered now, the budget back with onResponseError
+      onStopped: (e) => {
+        clearTimeout(timer);
+        reject(o.failure(e, timedOut, 'request'));
+      },
+    });
+  });
+}
+
+/** A GET's whole answer: its status, head and body. */
+export interface FetchedAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/**
+ * A GET whose whole answer comes within `timeoutMs`, connecting included, its body up to `maxBytes` (readCapped):
+ * the card fetch (card/card-store.ts) and the HTTP health check (health-check.ts). A failure is a plain Error
+ * for the log, naming the URL when the time ran out.
+ */
+export async function getWithin(
+  dispatcher: Dispatcher,
+  url: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<FetchedAnswer> {
+  const u = new URL(url);
+  const stop = new CallSignal();
+  const timer = setTimeout(() => stop.abort(), timeoutMs);
+  const failure = (e: Error, timedOut = false): Error =>
+    timedOut || stop.aborted ? new Error(`${url} did not answer within ${timeoutMs} ms`) : e;
+  try {
+    const res = await requestPulled(
+      dispatcher,
+      { origin: u.origin, path: `${u.pathname}${u.search}`, method: 'GET', headers },
+      { signal: stop, timeoutMs, release: () => undefined, failure },
+    );
+    const body = await readCapped(res.body as Readable, res.headers, maxBytes).catch((e: Error) => {
+      throw failure(e);
+    });
+    return { status: res.status, headers: res.headers, body };
+  } finally {
+    clearTimeout(timer);
+  }
+}
