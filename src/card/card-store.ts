@@ -10,7 +10,7 @@
 // card its peers saw (issue 14).
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { Agent, getGlobalDispatcher } from '../util/undici.js';
+import { Agent } from '../util/undici.js';
 import { tlsKey, undiciConnect } from '../tls/upstream-tls.js';
 import { getWithin } from '../upstream/pulled-answer.js';
 import type { RouteConfig } from '../config/types.js';
@@ -86,7 +86,7 @@ const keyOf = (route: RouteConfig): string => sourceInfo(route).key;
 
 export class CardStore {
   private readonly entries = new Map<string, Entry>();
-  /** undici agents with a route's upstream TLS settings, for cards served by the upstream itself. */
+  /** The store's undici agents, one per TLS settings (a route's upstream's, for cards the upstream serves itself). */
   private readonly agents = new Map<string, Agent>();
   private closed = false;
 
@@ -190,7 +190,7 @@ export class CardStore {
       // the whole fetch within the route's timeout, connecting included (an agent that leaves the TLS handshake
       // unanswered holds it no longer: the calls that wait for the card to check capabilities wait as long)
       const res = await getWithin(
-        this.dispatcherFor(route) ?? getGlobalDispatcher(),
+        this.dispatcherFor(route),
         url,
         {
           accept: 'application/json',
@@ -240,14 +240,18 @@ export class CardStore {
     }
   }
 
-  /** The upstream's TLS settings apply to its own card (not to a configured card.url elsewhere). */
-  private dispatcherFor(route: RouteConfig): Agent | undefined {
-    const tls = route.upstream.tls;
-    if (!tls || route.card.url) return undefined;
+  /**
+   * The store's own agent for the card's TLS settings: the upstream's apply to its own card (not to a configured
+   * card.url elsewhere). Never undici's global dispatcher, which may be another undici's (Node's own fetch sets it
+   * when it runs first) and not take this undici's handlers.
+   */
+  private dispatcherFor(route: RouteConfig): Agent {
+    const tls = route.card.url ? undefined : route.upstream.tls;
     const key = tlsKey(tls);
     let a = this.agents.get(key);
     if (!a) {
-      a = new Agent({ connect: undiciConnect(tls)! });
+      const connect = undiciConnect(tls);
+      a = new Agent(connect ? { connect } : {});
       this.agents.set(key, a);
     }
     return a;

@@ -1,8 +1,10 @@
 // One request over undici's dispatch API that a call can stop (its timeout,
 // its caller leaving) at any point: the unary HTTP upstream call
-// (http-pool.ts) and the unary pass-through (http-forward.ts). A stop before
-// undici has a connection answers the call at once, while the agent's budget
-// is given back only when undici lets go of the request.
+// (http-pool.ts) and every request answered by a pulled body
+// (pulled-answer.ts: streams, the pass-through relay, the card fetch, the
+// health check). A stop before undici has a connection answers the call at
+// once, while the agent's budget is given back only when undici lets go of
+// the request.
 import type { Dispatcher } from 'undici';
 import type { AbortLike } from '../util/call-signal.js';
 

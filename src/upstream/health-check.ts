@@ -9,7 +9,7 @@
 // directory, which applies the thresholds.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { Agent, getGlobalDispatcher } from '../util/undici.js';
+import { Agent } from '../util/undici.js';
 import { getWithin } from './pulled-answer.js';
 import { wellKnownCardUrl } from '../card/upstream-card.js';
 import type { RouteConfig } from '../config/types.js';
@@ -70,20 +70,19 @@ export class HealthChecker {
   }
 
   private async probeHttp(m: Member, timeoutMs: number): Promise<string | undefined> {
+    // the checker's own agent per TLS settings (not undici's global dispatcher: it may be another undici's)
     const tls = m.route.upstream.tls;
-    let dispatcher: Agent | undefined;
-    if (tls) {
-      const key = tlsKey(tls);
-      dispatcher = this.agents.get(key);
-      if (!dispatcher) {
-        dispatcher = new Agent({ connect: undiciConnect(tls)! });
-        this.agents.set(key, dispatcher);
-      }
+    const key = tlsKey(tls);
+    let dispatcher = this.agents.get(key);
+    if (!dispatcher) {
+      const connect = undiciConnect(tls);
+      dispatcher = new Agent(connect ? { connect } : {});
+      this.agents.set(key, dispatcher);
     }
     // the whole check within its timeout, connecting included (an endpoint that leaves a TLS handshake unanswered
     // fails its check at the timeout, not at undici's 10 s connect timeout)
     const res = await getWithin(
-      dispatcher ?? getGlobalDispatcher(),
+      dispatcher,
       probeUrl(m.route),
       { accept: 'application/json', 'a2a-version': '1.0' },
       timeoutMs,
@@ -96,7 +95,7 @@ export class HealthChecker {
   private prune(routes: readonly RouteConfig[]): void {
     const members = routes.filter((r) => r.upstream.healthCheck).flatMap((r) => this.endpoints.of(r).members);
     const channels = new Set(members.map(grpcKey));
-    const agents = new Set(members.map((m) => m.route.upstream.tls).flatMap((t) => (t ? [tlsKey(t)] : [])));
+    const agents = new Set(members.map((m) => tlsKey(m.route.upstream.tls)));
     for (const [k, c] of this.channels) {
       if (channels.has(k)) continue;
       c.close();

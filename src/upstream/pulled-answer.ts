@@ -55,8 +55,8 @@ export interface PulledAnswer {
 
 export interface PulledOptions {
   signal: AbortLike;
-  /** How long the answer's head may take, connecting included (the route's timeoutMs). */
-  timeoutMs: number;
+  /** How long the answer's head may take, connecting included (the route's timeoutMs); absent: as long as `signal` allows. */
+  timeoutMs?: number;
   /** The largest declared length gathered into one buffer (absent: the body is always a stream). */
   wholeMax?: number;
   /** Gives the agent's budget back (called once). */
@@ -90,10 +90,13 @@ export function requestPulled(
     let whole: Buffer[] | undefined;
     let complete = false;
     let stop = (_reason: Error): void => undefined; // the dispatch's, once made
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop(new Error('upstream timeout'));
-    }, o.timeoutMs);
+    const timer =
+      o.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            stop(new Error('upstream timeout'));
+          }, o.timeoutMs);
     // undici's headers and body timers are off: the timer above covers the head, connecting included
     stop = dispatchAbortable(pool, { ...opts, headersTimeout: 0, bodyTimeout: 0 }, o.signal, {
       onResponseStart: (c, statusCode, head) => {
@@ -113,6 +116,8 @@ export function requestPulled(
             cb(err);
           },
         });
+        // a failure before its reader listens is the reader's to see, not an uncaught 'error' (as undici's own bodies)
+        stream.on('error', () => undefined);
         resolve({ status, headers, body: stream });
       },
       onResponseData: (c, chunk) => {
@@ -170,7 +175,8 @@ export async function getWithin(
     const res = await requestPulled(
       dispatcher,
       { origin: u.origin, path: `${u.pathname}${u.search}`, method: 'GET', headers },
-      { signal: stop, timeoutMs, release: () => undefined, failure },
+      // (no head timer of its own: the one above stops the whole fetch)
+      { signal: stop, release: () => undefined, failure },
     );
     const body = await readCapped(res.body as Readable, res.headers, maxBytes).catch((e: Error) => {
       throw failure(e);

@@ -22,9 +22,7 @@ export const Pool = load('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
 export type Pool = UndiciPool;
 export const Agent = load('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
 export type Agent = UndiciAgent;
-const global = load('undici/lib/global.js') as { getGlobalDispatcher(): Dispatcher };
-/** undici's global dispatcher (an Agent unless the process set another). */
-export const getGlobalDispatcher = (): Dispatcher => global.getGlobalDispatcher();
+const { getGlobalDispatcher } = load('undici/lib/global.js') as { getGlobalDispatcher(): Dispatcher };
 
 export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & {
   method?: Dispatcher.HttpMethod;
