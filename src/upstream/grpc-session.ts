@@ -1,6 +1,6 @@
 // gRPC over HTTP/2 toward an upstream agent (spec §10; the "gRPC over HTTP2"
-// protocol), translated calls only — the pass-through relay and the health
-// checks keep grpc-js. A node:http2 client costs about half the CPU per call
+// protocol): translated calls and the pass-through relay (the health checks
+// keep grpc-js). A node:http2 client costs about half the CPU per call
 // of a grpc-js one (README, Stack). One ClientHttp2Session per address and
 // TLS settings, made when first needed and replaced once it closes, goes away
 // or fails; keepalive pings while calls are open (an unanswered ping closes

@@ -2,45 +2,29 @@
 // Envoy's cluster manager): undici Pools per HTTP origin and TLS settings —
 // one for unary calls, one for streams, so that long-lived streams never
 // hold the connections unary calls need — one node:http2 session per gRPC
-// address and TLS settings for translated calls (grpc-session.ts), one
-// grpc-js channel per gRPC address, TLS settings and largest message for the
-// pass-through relay, and one client per upstream interface and route
+// address and TLS settings (grpc-session.ts) for translated calls and the
+// pass-through relay alike, and one client per upstream interface and route
 // settings on top of them. Each origin has two budgets (Envoy's circuit breakers:
 // limits.upstreamConnections unary calls and limits.upstreamStreams streams in
 // flight); a call over its budget is UPSTREAM_OVERLOADED at once, never queued.
-// TLS files are read when a pool or channel is made, so a reload (a new
+// TLS files are read when a pool or session is made, so a reload (a new
 // generation) re-reads renewed certificates. After a reload the previous
 // generation is retired: it closes everything once its last call has ended.
-import * as grpc from '@grpc/grpc-js';
 import { Pool } from '../util/undici.js';
 import type { Binding, GatewayLimits, ProtocolVersion, UpstreamTls } from '../config/types.js';
 import { RETRY_INFO_TYPE } from '../core/limits.js';
 import type { UpstreamClient, UpstreamTarget } from '../core/upstream.js';
 import { A2AError } from '../errors/a2a-error.js';
-import { grpcChannel, tlsKey, undiciConnect } from '../tls/upstream-tls.js';
+import { tlsKey, undiciConnect } from '../tls/upstream-tls.js';
 import { GrpcSession } from './grpc-session.js';
 
 /** Unary calls and streams have budgets (and, over HTTP/1.1, connections) of their own. */
 export type CallKind = 'unary' | 'stream';
 
-/**
- * Keepalive pings while calls are open (5 min is the minimum gRPC servers
- * accept by default), and connections of this channel's own: grpc-js would
- * otherwise share them between channels process-wide, so a retired
- * generation's connection would live on under the next one.
- */
-const GRPC_CHANNEL_OPTIONS: grpc.ChannelOptions = {
-  'grpc.use_local_subchannel_pool': 1,
-  'grpc.keepalive_time_ms': 300_000,
-  'grpc.keepalive_timeout_ms': 20_000,
-  'grpc.keepalive_permit_without_calls': 0,
-  'grpc.enable_channelz': 0,
-};
-
 /** Idle upstream connections are kept below Node's 5 s server default, so a socket the agent is closing is seldom reused. */
 export const KEEP_ALIVE_MS = 4_000;
 
-/** How an upstream binding's client is made from a target and this generation's shared pools and channels. */
+/** How an upstream binding's client is made from a target and this generation's shared pools and sessions. */
 export type ClientFactory = (target: UpstreamTarget, upstreams: UpstreamRegistry) => UpstreamClient;
 /** A client factory per upstream binding and A2A version. */
 export type ClientFactories = Record<Binding, Record<ProtocolVersion, ClientFactory>>;
@@ -48,7 +32,6 @@ export type ClientFactories = Record<Binding, Record<ProtocolVersion, ClientFact
 export class UpstreamRegistry {
   private readonly pools = new Map<string, Pool>();
   private readonly inUse = new Map<string, number>();
-  private readonly channels = new Map<string, grpc.Client>();
   private readonly sessions = new Map<string, GrpcSession>();
   private readonly clients = new Map<string, UpstreamClient>();
   private inFlight = 0;
@@ -110,23 +93,7 @@ export class UpstreamRegistry {
     return p;
   }
 
-  /** The channel to a gRPC address ("host:port"); messages over `maxReceiveBytes` fail the call. */
-  grpcChannel(address: string, tls: UpstreamTls | undefined, maxReceiveBytes: number): grpc.Client {
-    const key = `${address} ${tlsKey(tls)} ${maxReceiveBytes}`;
-    let c = this.channels.get(key);
-    if (!c) {
-      const { credentials, options } = grpcChannel(tls);
-      c = new grpc.Client(address, credentials, {
-        ...GRPC_CHANNEL_OPTIONS,
-        ...options,
-        'grpc.max_receive_message_length': maxReceiveBytes,
-      });
-      this.channels.set(key, c);
-    }
-    return c;
-  }
-
-  /** The HTTP/2 session(s) of translated calls to a gRPC address ("host:port"). */
+  /** The HTTP/2 session(s) to a gRPC address ("host:port"): translated calls and the pass-through relay. */
   grpcSession(address: string, tls: UpstreamTls | undefined): GrpcSession {
     const key = `${address} ${tlsKey(tls)}`;
     let s = this.sessions.get(key);
@@ -175,8 +142,6 @@ export class UpstreamRegistry {
       const pools = [...this.pools.values()];
       this.pools.clear();
       this.clients.clear();
-      for (const c of this.channels.values()) c.close();
-      this.channels.clear();
       for (const s of this.sessions.values()) s.close();
       this.sessions.clear();
       await Promise.all(pools.map((p) => p.close().catch(() => p.destroy())));
