@@ -39,7 +39,7 @@ export function transportError(
 }
 
 /** The connection's failure (refused, TLS, dropped) → UNAVAILABLE with its reason. */
-export function connectionError(e: unknown, conn: SessionState, refused: boolean): GrpcStatusError {
+export function connectionError(e: unknown, conn: Pick<SessionState, 'error'>, refused: boolean): GrpcStatusError {
   const failure = (conn.error ?? e) as (Error & { code?: string; cause?: unknown }) | undefined;
   const cause = (failure?.code === 'ERR_HTTP2_STREAM_CANCEL' && failure.cause ? failure.cause : failure) as
     (Error & { code?: string }) | undefined;

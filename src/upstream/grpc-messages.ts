@@ -57,10 +57,19 @@ export function writeFramed(stream: { write(b: Buffer): unknown; end(b?: Buffer)
 export const timeoutHeader = (ms: number): string =>
   ms < 1e8 ? `${Math.max(1, Math.ceil(ms))}m` : `${Math.ceil(ms / 1000)}S`;
 
-/** Why the agent's answer headers are no gRPC answer (a non-200 status, another content type); undefined when they are. */
+/**
+ * Why the agent's answer headers end the call there (a non-200 status, another content type); undefined when a gRPC
+ * answer follows. A non-200 answer that carries its own grpc-status (a trailers-only answer, as a proxy in front of
+ * an agent sends one) is that status, with its metadata, as grpc-js reads it; without one, the gRPC spec's status for
+ * the HTTP status.
+ */
 export function refusedHead(h: IncomingHttpHeaders): Error | undefined {
   const status = Number(h[':status']);
-  if (status !== 200) return grpcStatus(fromHttpStatus(status), `upstream answered HTTP status ${status}`);
+  if (status !== 200) {
+    const own = statusOf(h, undefined);
+    if (own && own.code !== GRPC_CODES.OK) return new GrpcStatusError(own);
+    return grpcStatus(fromHttpStatus(status), `upstream answered HTTP status ${status}`);
+  }
   if (h['grpc-status'] === undefined && !String(h['content-type'] ?? '').startsWith('application/grpc'))
     return A2AError.of(
       'INVALID_AGENT_RESPONSE',

@@ -141,11 +141,14 @@ export class GrpcSession {
    */
   unary<T>(path: string, body: Uint8Array[], opts: GrpcCallOptions, read: (message: Buffer) => T): Promise<T> {
     const frame = framed(body);
-    const headers = this.headers(path, opts);
-    return this.unaryAttempt(frame, headers, opts, read).catch((e: unknown) => {
-      // sent once more when the agent refused it unprocessed, as call() does
+    const started = Date.now();
+    return this.unaryAttempt(frame, this.headers(path, opts), opts, read).catch((e: unknown) => {
+      // sent once more when the agent refused it unprocessed, as call() does, within what is left of the deadline
       if (!(e instanceof GrpcStatusError && e.unprocessed) || opts.signal.aborted) throw e;
-      return this.unaryAttempt(frame, headers, opts, read);
+      const left = opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs - (Date.now() - started) };
+      if (left.timeoutMs !== undefined && left.timeoutMs <= 0) throw e;
+      const again = { ...opts, ...left };
+      return this.unaryAttempt(frame, this.headers(path, again), again, read);
     });
   }
 
@@ -175,7 +178,14 @@ export class GrpcSession {
     opts: GrpcCallOptions,
   ): { conn: Connection; stream: ClientHttp2Stream } | GrpcStatusError {
     if (opts.signal.aborted) return grpcStatus(GRPC_CODES.CANCELLED, 'Cancelled on client');
-    const conn = this.connection();
+    let conn: Connection;
+    try {
+      conn = this.connection();
+    } catch (e) {
+      // no session could be made (TLS files node:http2 refuses: a bad key, a key not of its certificate): failed
+      // like a connection, not thrown past the call's budget
+      return connectionError(e, {}, true);
+    }
     let stream: ClientHttp2Stream;
     try {
       stream = conn.session.request(headers);

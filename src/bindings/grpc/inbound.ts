@@ -7,7 +7,8 @@
 // generated codec; bad protobuf is INVALID_ARGUMENT). Service parameters come
 // from metadata (§10.2); errors go out as status + grpc-status-details-bin
 // (§10.6). A pass-through route gets the bytes as they came, over the
-// generation's channel to the agent, and its status and trailers back as is.
+// generation's HTTP/2 session to the agent (relay.ts), and its status and
+// trailers back as is.
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Message } from '@bufbuild/protobuf';

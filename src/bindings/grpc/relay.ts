@@ -5,8 +5,7 @@
 // CPU per call of a grpc-js channel), within the upstream's unary or stream
 // budget, and its answer — message bytes, stream messages, or its status
 // with trailers — comes back as it came. A unary call has the route's
-// timeoutMs as its deadline; a stream has none (the route's idle timeout per
-// event applies).
+// timeoutMs as its deadline (sent as grpc-timeout); a stream has none.
 import type { A2AError } from '../../errors/a2a-error.js';
 import { mapEvents } from '../../core/event-stream.js';
 import type { Answer, RelayTarget } from '../../pipeline/call.js';
