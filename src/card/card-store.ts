@@ -10,8 +10,8 @@
 // card its peers saw (issue 14).
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { Agent } from '../util/undici.js';
-import { tlsKey, undiciConnect } from '../tls/upstream-tls.js';
+import type { Agent } from '../util/undici.js';
+import { agentFor } from '../tls/upstream-tls.js';
 import { getWithin } from '../upstream/pulled-answer.js';
 import type { RouteConfig } from '../config/types.js';
 import type { JsonObject } from '../proto/json.js';
@@ -240,21 +240,9 @@ export class CardStore {
     }
   }
 
-  /**
-   * The store's own agent for the card's TLS settings: the upstream's apply to its own card (not to a configured
-   * card.url elsewhere). Never undici's global dispatcher, which may be another undici's (Node's own fetch sets it
-   * when it runs first) and not take this undici's handlers.
-   */
+  /** The store's own agent for the card's TLS settings: the upstream's apply to its own card (not to a card.url elsewhere). */
   private dispatcherFor(route: RouteConfig): Agent {
-    const tls = route.card.url ? undefined : route.upstream.tls;
-    const key = tlsKey(tls);
-    let a = this.agents.get(key);
-    if (!a) {
-      const connect = undiciConnect(tls);
-      a = new Agent(connect ? { connect } : {});
-      this.agents.set(key, a);
-    }
-    return a;
+    return agentFor(this.agents, route.card.url ? undefined : route.upstream.tls);
   }
 
   private accept(route: RouteConfig, e: Entry, card: JsonObject, etag: string | undefined, freshMs: number): void {

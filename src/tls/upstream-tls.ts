@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import type { UpstreamTls } from '../config/types.js';
+import { Agent } from '../util/undici.js';
 
 /** undici `connect` options (tls.connect) for an https upstream. */
 export function undiciConnect(
@@ -20,6 +21,22 @@ export function undiciConnect(
     ...(tls.servername ? { servername: tls.servername } : {}),
     rejectUnauthorized: true,
   };
+}
+
+/**
+ * The undici Agent in `agents` for these TLS settings (made on first use, plain ones included): a component's own
+ * agents, never undici's global dispatcher, which may be another undici's (Node's own fetch sets it when it runs
+ * first) and not take this undici's handlers.
+ */
+export function agentFor(agents: Map<string, Agent>, tls: UpstreamTls | undefined): Agent {
+  const key = tlsKey(tls);
+  let a = agents.get(key);
+  if (!a) {
+    const connect = undiciConnect(tls);
+    a = new Agent(connect ? { connect } : {});
+    agents.set(key, a);
+  }
+  return a;
 }
 
 /** Channel credentials and options for a gRPC upstream (plain when `tls` is undefined). */

@@ -9,11 +9,11 @@
 // directory, which applies the thresholds.
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { Agent } from '../util/undici.js';
+import type { Agent } from '../util/undici.js';
 import { getWithin } from './pulled-answer.js';
 import { wellKnownCardUrl } from '../card/upstream-card.js';
 import type { RouteConfig } from '../config/types.js';
-import { grpcChannel, tlsKey, undiciConnect } from '../tls/upstream-tls.js';
+import { agentFor, grpcChannel, tlsKey } from '../tls/upstream-tls.js';
 import type { EndpointSet, Endpoints, Member } from './endpoints.js';
 import { grpcAddress } from './grpc-session.js';
 
@@ -70,15 +70,7 @@ export class HealthChecker {
   }
 
   private async probeHttp(m: Member, timeoutMs: number): Promise<string | undefined> {
-    // the checker's own agent per TLS settings (not undici's global dispatcher: it may be another undici's)
-    const tls = m.route.upstream.tls;
-    const key = tlsKey(tls);
-    let dispatcher = this.agents.get(key);
-    if (!dispatcher) {
-      const connect = undiciConnect(tls);
-      dispatcher = new Agent(connect ? { connect } : {});
-      this.agents.set(key, dispatcher);
-    }
+    const dispatcher = agentFor(this.agents, m.route.upstream.tls);
     // the whole check within its timeout, connecting included (an endpoint that leaves a TLS handshake unanswered
     // fails its check at the timeout, not at undici's 10 s connect timeout)
     const res = await getWithin(
