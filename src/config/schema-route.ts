@@ -168,7 +168,8 @@ export const ROUTE_SCHEMA = {
       type: 'integer',
       minimum: 1,
       default: DEFAULTS.timeoutMs,
-      description: "Unary call timeout; for streams, the time to the upstream's first answer (UPSTREAM_TIMEOUT).",
+      description:
+        "Unary call timeout; for streams, the time to the upstream's first answer (UPSTREAM_TIMEOUT). Connecting to the upstream counts.",
     },
     streamIdleTimeoutMs: {
       type: 'integer',
