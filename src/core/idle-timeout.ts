@@ -1,8 +1,10 @@
-// A stream's idle timeout (issue: no overall timeout cuts a stream; no event
-// for N ms does): pulls the upstream one event at a time and, when the next
-// event takes longer than `idleMs`, aborts the upstream call and fails with
-// UPSTREAM_TIMEOUT. Pull-based, so it adds no buffering; the time the caller
-// takes with an event is not counted. One timer per stream, re-armed at each
+// A stream's timeouts (no overall timeout cuts a stream; no event for N ms
+// does): pulls the upstream one event at a time and, when the first event
+// takes longer than the route's `timeoutMs` (from the stream's start,
+// connecting included) or a later one longer than `streamIdleTimeoutMs`,
+// aborts the upstream call and fails with UPSTREAM_TIMEOUT. Translated and
+// pass-through streams alike (pipeline/stages/send.ts). Pull-based, so it
+// adds no buffering; the time the caller takes with an event is not counted. One timer per stream, re-armed at each
 // pull (a timer, a promise and a race per event were ~1 µs of the 8–13 µs an
 // SSE event costs the gateway); an object with next() and return(), not an
 // async generator (event-stream.ts says why).
@@ -12,14 +14,19 @@ import { DONE } from './event-stream.js';
 class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
   private it: AsyncIterator<T> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** The running timer's limit (ms). */
+  private timerMs = 0;
   private finished = false;
   /** Fails the pull waiting for the upstream's next event (none while the caller holds the last one). */
   private waiting: ((e: Error) => void) | undefined;
+  /** No event has come yet: the pull waits for the first one (bounded by `firstMs`). */
+  private first = true;
 
   constructor(
     private readonly source: AsyncIterable<T>,
     private readonly idleMs: number,
-    private readonly abort: AbortController,
+    private readonly abort: AbortController | undefined,
+    private readonly firstMs: number | undefined,
   ) {}
 
   [Symbol.asyncIterator](): this {
@@ -28,16 +35,26 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
 
   private readonly fire = (): void => {
     if (this.waiting === undefined) return; // the caller held the last event this long: the next pull re-arms
-    this.abort.abort();
-    this.waiting(A2AError.of('UPSTREAM_TIMEOUT', `the upstream sent no event for ${this.idleMs} ms`));
+    this.abort?.abort();
+    this.waiting(
+      this.first && this.firstMs !== undefined
+        ? A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${this.firstMs} ms`)
+        : A2AError.of('UPSTREAM_TIMEOUT', `the upstream sent no event for ${this.idleMs} ms`),
+    );
   };
 
   /** One pull at a time (as `for await` pulls). */
   next(): Promise<IteratorResult<T>> {
     if (this.finished) return Promise.resolve(DONE);
     this.it ??= this.source[Symbol.asyncIterator]();
-    if (this.timer) this.timer.refresh();
-    else this.timer = setTimeout(this.fire, this.idleMs);
+    // the first event's limit, then the idle one (one timer, re-armed per pull while its limit stays the same)
+    const limit = this.first && this.firstMs !== undefined ? this.firstMs : this.idleMs;
+    if (this.timer && this.timerMs === limit) this.timer.refresh();
+    else {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(this.fire, limit);
+      this.timerMs = limit;
+    }
     const next = this.it.next();
     // the upstream's own answer may settle after a timeout failed the pull: nobody waits for it then
     return new Promise<IteratorResult<T>>((resolve, reject) => {
@@ -46,6 +63,7 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
     }).then(
       (r) => {
         this.waiting = undefined;
+        this.first = false;
         if (r.done) this.finish(false);
         return this.finished ? DONE : r;
       },
@@ -73,6 +91,15 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
   }
 }
 
-export function withIdleTimeout<T>(source: AsyncIterable<T>, idleMs: number, abort: AbortController): AsyncIterable<T> {
-  return new IdleTimeoutStream(source, idleMs, abort);
+/**
+ * `source` with its timeouts: no event for `idleMs` fails it, and the first within `firstMs` when given (the route's
+ * timeoutMs). `abort` (when given) is aborted first; the source is returned either way.
+ */
+export function withIdleTimeout<T>(
+  source: AsyncIterable<T>,
+  idleMs: number,
+  abort?: AbortController,
+  firstMs?: number,
+): AsyncIterable<T> {
+  return new IdleTimeoutStream(source, idleMs, abort, firstMs);
 }

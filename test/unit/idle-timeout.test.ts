@@ -1,8 +1,9 @@
-// A stream's idle timeout (core/idle-timeout.ts): events pass as they come;
+// A stream's timeouts (core/idle-timeout.ts): events pass as they come;
 // an upstream silent for the idle time is aborted and the stream fails with
 // UPSTREAM_TIMEOUT, also when its iterator ignores the abort; the time the
 // caller holds an event is not counted, and the silence after it is; an early
-// end stops the upstream and leaves no timer.
+// end stops the upstream and leaves no timer; the first event has its own
+// limit (the route's timeoutMs), the idle one applies after it.
 import { once } from 'node:events';
 import t from 'tap';
 import { withIdleTimeout } from '../../src/core/idle-timeout.js';
@@ -86,4 +87,37 @@ t.test('a caller that stops early ends the upstream iteration, and no timer is l
   tt.equal(timers(), before, 'its timer is gone (a live one would hold a closing process up to the idle time)');
   await hold(2 * IDLE_MS);
   tt.equal(abort.signal.aborted, false, 'no timeout fires after the end');
+});
+
+/** An upstream whose events come each after its own delay (ms), then it ends. */
+function delayed(delays: number[]): AsyncIterable<number> {
+  return {
+    [Symbol.asyncIterator]() {
+      let i = 0;
+      return {
+        next: async (): Promise<IteratorResult<number>> => {
+          if (i >= delays.length) return { done: true, value: undefined };
+          await hold(delays[i]!);
+          return { done: false, value: i++ };
+        },
+      };
+    },
+  };
+}
+
+t.test('the first event has its own limit (the route timeout): none within it fails the stream', async (tt) => {
+  const abort = new AbortController();
+  const err = await (async () => {
+    for await (const _ of withIdleTimeout(upstream([]), 10 * IDLE_MS, abort, IDLE_MS)) tt.fail('no event');
+  })().catch((e: unknown) => e);
+  tt.ok(err instanceof A2AError && err.errorName === 'UPSTREAM_TIMEOUT', 'UPSTREAM_TIMEOUT');
+  tt.match((err as Error).message, `upstream did not answer within ${IDLE_MS} ms`, 'named by the first-event limit');
+  tt.equal(abort.signal.aborted, true, 'and the upstream call is aborted');
+});
+
+t.test('after the first event the idle limit applies, not the first-event one', async (tt) => {
+  const seen: number[] = [];
+  // the first event within its limit (IDLE_MS), the second after twice that but within the idle limit
+  for await (const e of withIdleTimeout(delayed([0, 2 * IDLE_MS]), 5 * IDLE_MS, undefined, IDLE_MS)) seen.push(e);
+  tt.same(seen, [0, 1], 'both events and a clean end');
 });

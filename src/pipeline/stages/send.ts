@@ -5,8 +5,11 @@
 // A2A-Version) and goes through the generation's client for that binding. An
 // answer the agent should not give is INVALID_AGENT_RESPONSE (§3.3.2): an
 // empty answer where the method must return something, a stream without an event.
-// Streams end on the caller's signal, the drain, or the route's idle timeout.
+// Streams end on the caller's signal, the drain, or the route's timeouts (the
+// first event within timeoutMs, then streamIdleTimeoutMs between events), a
+// relayed stream as a translated one.
 import { setMaxListeners } from 'node:events';
+import { Readable } from 'node:stream';
 import { create, isFieldSet, type DescMessage } from '@bufbuild/protobuf';
 import type { RouteConfig } from '../../config/types.js';
 import type { ResolvedUpstream } from '../../card/upstream-card.js';
@@ -82,12 +85,28 @@ function checkedStream(
   });
 }
 
+/**
+ * A relayed stream with a translated one's timeouts (core/idle-timeout.ts): its first message or bytes within the
+ * route's timeoutMs, then none missing for streamIdleTimeoutMs (over HTTP any bytes count, the agent's keep-alive
+ * comments too). The relay's own return ends the agent's stream.
+ */
+function relayedStream(answer: Answer, route: RouteConfig): Answer {
+  const idle = route.streamIdleTimeoutMs;
+  if (answer.kind === 'relayStream')
+    return { ...answer, messages: withIdleTimeout(answer.messages, idle, undefined, route.timeoutMs) };
+  if (answer.kind === 'relayHttp' && !Buffer.isBuffer(answer.body)) {
+    const chunks = withIdleTimeout<Buffer>(answer.body, idle, undefined, route.timeoutMs);
+    return { ...answer, body: Readable.from(chunks, { objectMode: false }) };
+  }
+  return answer;
+}
+
 export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
   return async (call: Call): Promise<Answer> => {
     const route = call.route!;
     const to = call.upstream!;
     if (isRelay(call)) {
-      return call.request.relay!({
+      const answer = await call.request.relay!({
         route,
         url: to.url,
         headers: call.relayHeaders ?? {},
@@ -95,6 +114,7 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
         generation: call.generation,
         streaming: call.method.streaming,
       });
+      return call.method.streaming ? relayedStream(answer, route) : answer;
     }
     const client = call.generation.upstreams.client(to.binding, {
       url: to.url,
@@ -125,7 +145,12 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
     const upstream = client.stream(env, abort.signal);
     return {
       kind: 'stream',
-      events: checkedStream(call.method, withIdleTimeout(upstream, route.streamIdleTimeoutMs, abort), abort, release),
+      events: checkedStream(
+        call.method,
+        withIdleTimeout(upstream, route.streamIdleTimeoutMs, abort, route.timeoutMs),
+        abort,
+        release,
+      ),
     };
   };
 }
