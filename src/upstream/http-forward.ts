@@ -4,13 +4,14 @@
 // for the upstream's origin (the one translated calls use), with the headers
 // the pipeline prepared, and the answer comes back as a relay: status, the
 // headers that matter to the caller, and the body. A unary method's answer
-// that declares a small length (≤ 64 KiB) comes whole, as one buffer (undici's
-// dispatch API: no body stream and pipe per call); a larger or
-// unsized one, and a streaming method's (SSE), is piped as it comes, with
-// backpressure, so nothing large is buffered whole. A streaming method goes
-// over the origin's stream pool. The route's timeout covers the wait for the
-// answer's head, connecting included (pulled-answer.ts). The call holds a unit
-// of the origin's budget until the body is done with. A transport failure is a
+// that declares a small length (≤ 64 KiB) comes whole, as one buffer; a
+// larger or unsized one, and a streaming method's (SSE), is piped as it
+// comes, with backpressure, so nothing large is buffered whole. A unary
+// answer over the route's maxResponseBytes is INVALID_AGENT_RESPONSE when its
+// length says so, else cut there. A streaming method goes over the origin's
+// stream pool. The route's timeout covers the wait for the answer's head,
+// connecting included (pulled-answer.ts). The call holds a unit of the
+// origin's budget until the body is done with. A transport failure is a
 // gateway error in the caller's binding.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
@@ -75,8 +76,9 @@ export async function forwardHttp(target: RelayTarget, req: HttpRelayRequest): P
     {
       signal,
       timeoutMs,
-      // a streaming method's answer is piped as it comes, whatever its length
-      ...(target.streaming ? {} : { wholeMax: WHOLE_MAX }),
+      // a streaming method's answer is piped as it comes, whatever its length; a unary one is capped as a translated
+      // call's (maxResponseBytes: past it INVALID_AGENT_RESPONSE, or the piped answer cut)
+      ...(target.streaming ? {} : { wholeMax: WHOLE_MAX, maxBytes: target.route.maxResponseBytes }),
       release,
       failure: (e, timedOut, stage) => transportFailure(e, signal, timedOut, stage, timeoutMs),
     },

@@ -59,6 +59,8 @@ export interface PulledOptions {
   timeoutMs?: number;
   /** The largest declared length gathered into one buffer (absent: the body is always a stream). */
   wholeMax?: number;
+  /** The largest body taken (the route's maxResponseBytes): past it INVALID_AGENT_RESPONSE, and the body dropped. */
+  maxBytes?: number;
   /** Gives the agent's budget back (called once). */
   release(): void;
   /** A transport failure as the call's error: before the head ('request') or in the body ('body'). */
@@ -88,6 +90,7 @@ export function requestPulled(
     let headers: IncomingHttpHeaders = {};
     let stream: Readable | undefined;
     let whole: Buffer[] | undefined;
+    let received = 0;
     let complete = false;
     let stop = (_reason: Error): void => undefined; // the dispatch's, once made
     const timer =
@@ -104,6 +107,8 @@ export function requestPulled(
         status = statusCode;
         headers = head;
         const declared = Number(head['content-length']);
+        if (o.maxBytes !== undefined && Number.isFinite(declared) && declared > o.maxBytes)
+          return c.abort(answerTooLarge(o.maxBytes)); // before a byte of it is passed on
         if (o.wholeMax !== undefined && Number.isFinite(declared) && declared <= o.wholeMax) {
           whole = [];
           return;
@@ -121,6 +126,8 @@ export function requestPulled(
         resolve({ status, headers, body: stream });
       },
       onResponseData: (c, chunk) => {
+        received += chunk.length;
+        if (o.maxBytes !== undefined && received > o.maxBytes) return c.abort(answerTooLarge(o.maxBytes));
         if (whole) whole.push(chunk);
         else if (stream && !stream.push(chunk)) c.pause();
       },

@@ -7,7 +7,8 @@
 // delivered). A caller that goes away in the middle
 // of a piped answer drops the agent's answer too, and the call's unit of the
 // origin's budget comes back (with a budget of one call, the next call goes
-// through).
+// through). An answer over the route's maxResponseBytes is refused when its
+// length says so and cut on the way when it does not.
 import type { ServerResponse } from 'node:http';
 import t from 'tap';
 import { request } from 'undici';
@@ -43,8 +44,20 @@ const sent = new Map<string, string>([
   ['error', '{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}'],
 ]);
 
+/** An answer over the route's maxResponseBytes (2 MiB). */
+const huge = answer(3 * 1024 * 1024, 'h');
+
 const agent = await jsonRpcAgent((body, res) => {
   const which = body.params.id;
+  if (which === 'huge')
+    return void res
+      .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(huge) })
+      .end(huge);
+  if (which === 'huge-chunked') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write(huge.slice(0, 1000)); // no content-length: the cap is met on the way
+    return void res.end(huge.slice(1000));
+  }
   if (which === 'endless') return endless(res);
   if (which === 'untyped' || which === 'odd-type') {
     // no content type, or one that is no type/subtype; and a 2xx status fastify's reply would not take as it is
@@ -69,9 +82,12 @@ const agent = await jsonRpcAgent((body, res) => {
 });
 
 const gw = await startGateway(
-  gatewayConfig([{ name: 'pt', upstream: { url: agent.url, binding: 'JSONRPC' }, passThrough: true }], {
-    limits: { ...DEFAULT_LIMITS, upstreamConnections: 1 },
-  }),
+  gatewayConfig(
+    [{ name: 'pt', upstream: { url: agent.url, binding: 'JSONRPC' }, passThrough: true, maxResponseBytes: 2 ** 21 }],
+    {
+      limits: { ...DEFAULT_LIMITS, upstreamConnections: 1 },
+    },
+  ),
 );
 t.teardown(async () => {
   await gw.close();
@@ -130,4 +146,24 @@ t.test('a caller gone mid-answer drops the agent answer and frees its budget', a
   // the budget (one call in flight to this agent) was given back: the next call is served
   const next = await call('small');
   t.equal(await next.body.text(), sent.get('small'), 'the next call goes through');
+});
+
+t.test("an answer over the route's maxResponseBytes: refused when declared, cut when it comes in pieces", async (t) => {
+  const declared = await call('huge');
+  const body = (await declared.body.json()) as { error: { code: number; message: string } };
+  t.equal(body.error.code, -32006, 'INVALID_AGENT_RESPONSE, before any of it is passed on');
+  t.match(body.error.message, /exceeds maxResponseBytes \(2097152 bytes\)/);
+  const pieces = await call('huge-chunked');
+  t.equal(pieces.statusCode, 200, 'its head was passed on');
+  let bytes = 0;
+  const ended = await (async () => {
+    for await (const chunk of pieces.body) bytes += (chunk as Buffer).length;
+  })().then(
+    () => 'complete',
+    () => 'cut',
+  );
+  t.equal(ended, 'cut', 'the answer is cut, not ended as if whole');
+  t.ok(bytes <= 2 ** 21, `at most maxResponseBytes passed on (${bytes})`);
+  const next = await call('small');
+  t.equal(await next.body.text(), sent.get('small'), 'the budget came back: the next call goes through');
 });
