@@ -19,14 +19,14 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
   private finished = false;
   /** Fails the pull waiting for the upstream's next event (none while the caller holds the last one). */
   private waiting: ((e: Error) => void) | undefined;
-  /** No event has come yet: the pull waits for the first one (bounded by `firstMs`). */
+  /** No event has come yet: the pull waits for the first one (bounded by `firstEvent`). */
   private first = true;
 
   constructor(
     private readonly source: AsyncIterable<T>,
     private readonly idleMs: number,
     private readonly abort: AbortController | undefined,
-    private readonly firstMs: number | undefined,
+    private readonly firstEvent: FirstEvent | undefined,
   ) {}
 
   [Symbol.asyncIterator](): this {
@@ -37,8 +37,8 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
     if (this.waiting === undefined) return; // the caller held the last event this long: the next pull re-arms
     this.abort?.abort();
     this.waiting(
-      this.first && this.firstMs !== undefined
-        ? A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${this.firstMs} ms`)
+      this.first && this.firstEvent !== undefined
+        ? A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${this.firstEvent.timeoutMs} ms`)
         : A2AError.of('UPSTREAM_TIMEOUT', `the upstream sent no event for ${this.idleMs} ms`),
     );
   };
@@ -48,7 +48,7 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
     if (this.finished) return Promise.resolve(DONE);
     this.it ??= this.source[Symbol.asyncIterator]();
     // the first event's limit, then the idle one (one timer, re-armed per pull while its limit stays the same)
-    const limit = this.first && this.firstMs !== undefined ? this.firstMs : this.idleMs;
+    const limit = this.first && this.firstEvent !== undefined ? this.firstEvent.leftMs : this.idleMs;
     if (this.timer && this.timerMs === limit) this.timer.refresh();
     else {
       clearTimeout(this.timer);
@@ -91,15 +91,21 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
   }
 }
 
+/** The first event's limit: what is left of the route's timeoutMs (which a failure names) when the stream starts. */
+export interface FirstEvent {
+  leftMs: number;
+  timeoutMs: number;
+}
+
 /**
- * `source` with its timeouts: no event for `idleMs` fails it, and the first within `firstMs` when given (the route's
- * timeoutMs). `abort` (when given) is aborted first; the source is returned either way.
+ * `source` with its timeouts: no event for `idleMs` fails it, and the first within `firstEvent` when given.
+ * `abort` (when given) is aborted first; the source is returned either way.
  */
 export function withIdleTimeout<T>(
   source: AsyncIterable<T>,
   idleMs: number,
   abort?: AbortController,
-  firstMs?: number,
+  firstEvent?: FirstEvent,
 ): AsyncIterable<T> {
-  return new IdleTimeoutStream(source, idleMs, abort, firstMs);
+  return new IdleTimeoutStream(source, idleMs, abort, firstEvent);
 }

@@ -3,7 +3,9 @@
 // stream with UPSTREAM_TIMEOUT ("did not answer within"), and so does no event
 // for streamIdleTimeoutMs after one ("sent no event for"); before, a gRPC
 // stream waited only for the idle timeout and a relayed stream, gRPC or SSE,
-// for ever. Agents: a raw HTTP/2 one that answers as the request's text says
+// for ever; a caller leaving a relayed SSE stream ends the agent's; a 0.3
+// agent's resubscribe (which resumes only later updates) has no first-event
+// limit. Agents: a raw HTTP/2 one that answers as the request's text says
 // (hold: nothing; one: a message, then nothing) and a JSON-RPC one that sends
 // one SSE event and then nothing; each caller in its own binding.
 import http2 from 'node:http2';
@@ -34,11 +36,13 @@ grpcAgent.on('stream', (stream) => {
 await new Promise<void>((r) => grpcAgent.listen(0, '127.0.0.1', r));
 const grpcUrl = `127.0.0.1:${(grpcAgent.address() as AddressInfo).port}`;
 
-let sseDropped = false;
-const sseAgent = await jsonRpcAgent((_body, res) => {
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  res.write('data: {"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t","contextId":"c"}}}\n\n');
-  res.on('close', () => (sseDropped = true)); // and nothing more
+let sseDropped = 0;
+const sseAgent = await jsonRpcAgent((body, res) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders();
+  res.on('close', () => sseDropped++);
+  // a 0.3 resubscribe: nothing (a quiet task); anything else: one event, then nothing more
+  if (body.method !== 'tasks/resubscribe')
+    res.write('data: {"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t","contextId":"c"}}}\n\n');
 });
 
 const gw = await startGateway(
@@ -48,7 +52,7 @@ const gw = await startGateway(
       name: 'grpc-pt',
       upstream: { url: grpcUrl, binding: 'GRPC' },
       passThrough: true,
-      timeoutMs: 300,
+      timeoutMs: 1000,
       streamIdleTimeoutMs: 400,
     },
     // JSON-RPC callers to a gRPC agent, translated: the idle time far off, so only the first-event limit can end it
@@ -58,6 +62,14 @@ const gw = await startGateway(
       upstream: { url: grpcUrl, binding: 'GRPC' },
       timeoutMs: 300,
       streamIdleTimeoutMs: 20_000,
+    },
+    // a 0.3 agent's resubscribe: no first-event limit, only the idle one
+    {
+      name: 'v03',
+      match: { pathPrefix: '/v03' },
+      upstream: { url: sseAgent.url, binding: 'JSONRPC', version: '0.3' },
+      timeoutMs: 300,
+      streamIdleTimeoutMs: 1500,
     },
     {
       name: 'sse-pt',
@@ -107,7 +119,7 @@ t.test(
     const { messages, error } = await grpcStream('hold');
     tt.equal(messages, 0);
     tt.equal(error?.code, grpc.status.DEADLINE_EXCEEDED);
-    tt.match(error?.details, /did not answer within 300 ms/);
+    tt.match(error?.details, /did not answer within 1000 ms/);
   },
 );
 
@@ -162,6 +174,31 @@ t.test(
     );
     tt.match(text, /"task":\{"id":"t"/, 'the event came through');
     tt.equal(ended, 'cut', 'the stream did not end as if complete');
-    await waitFor(() => sseDropped, "the agent's stream closed");
+    await waitFor(() => sseDropped > 0, "the agent's stream closed");
   },
 );
+
+t.test("a caller that leaves a relayed SSE stream: the agent's stream ends too", async (tt) => {
+  const before = sseDropped;
+  const res = await request(`${gw.httpUrl}/sse`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: {} } }),
+  });
+  for await (const chunk of res.body) {
+    tt.match(String(chunk), /"task"/, 'the event came through');
+    break; // the caller leaves
+  }
+  await waitFor(() => sseDropped > before, "the agent's stream closed");
+});
+
+t.test("a 0.3 agent's resubscribe may wait past timeoutMs for its first event: only the idle limit", async (tt) => {
+  const res = await request(`${gw.httpUrl}/v03`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: 't' } }),
+  });
+  const text = await res.body.text();
+  tt.notMatch(text, /did not answer within 300 ms/, 'not cut at timeoutMs');
+  tt.match(text, /sent no event for 1500 ms/, 'ended by the idle limit');
+});

@@ -108,16 +108,21 @@ function delayed(delays: number[]): AsyncIterable<number> {
 t.test('the first event has its own limit (the route timeout): none within it fails the stream', async (tt) => {
   const abort = new AbortController();
   const err = await (async () => {
-    for await (const _ of withIdleTimeout(upstream([]), 10 * IDLE_MS, abort, IDLE_MS)) tt.fail('no event');
+    for await (const _ of withIdleTimeout(upstream([]), 10 * IDLE_MS, abort, { leftMs: IDLE_MS, timeoutMs: 250 }))
+      tt.fail('no event');
   })().catch((e: unknown) => e);
   tt.ok(err instanceof A2AError && err.errorName === 'UPSTREAM_TIMEOUT', 'UPSTREAM_TIMEOUT');
-  tt.match((err as Error).message, `upstream did not answer within ${IDLE_MS} ms`, 'named by the first-event limit');
+  tt.match((err as Error).message, 'upstream did not answer within 250 ms', "named by the route's timeout");
   tt.equal(abort.signal.aborted, true, 'and the upstream call is aborted');
 });
 
 t.test('after the first event the idle limit applies, not the first-event one', async (tt) => {
   const seen: number[] = [];
   // the first event within its limit (IDLE_MS), the second after twice that but within the idle limit
-  for await (const e of withIdleTimeout(delayed([0, 2 * IDLE_MS]), 5 * IDLE_MS, undefined, IDLE_MS)) seen.push(e);
+  for await (const e of withIdleTimeout(delayed([0, 2 * IDLE_MS]), 5 * IDLE_MS, undefined, {
+    leftMs: IDLE_MS,
+    timeoutMs: IDLE_MS,
+  }))
+    seen.push(e);
   tt.same(seen, [0, 1], 'both events and a clean end');
 });

@@ -15,7 +15,7 @@ import type { RouteConfig } from '../../config/types.js';
 import type { ResolvedUpstream } from '../../card/upstream-card.js';
 import type { Envelope } from '../../core/envelope.js';
 import { mapEvents } from '../../core/event-stream.js';
-import { withIdleTimeout } from '../../core/idle-timeout.js';
+import { withIdleTimeout, type FirstEvent } from '../../core/idle-timeout.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
 import { requiredViolations } from '../../core/validate.js';
 import { A2AError } from '../../errors/a2a-error.js';
@@ -86,17 +86,32 @@ function checkedStream(
 }
 
 /**
- * A relayed stream with a translated one's timeouts (core/idle-timeout.ts): its first message or bytes within the
- * route's timeoutMs, then none missing for streamIdleTimeoutMs (over HTTP any bytes count, the agent's keep-alive
- * comments too). The relay's own return ends the agent's stream.
+ * The first event's limit for a stream to `to` (core/idle-timeout.ts): the route's timeoutMs, less what the call
+ * already waited (a relay's answer head). None for a 0.3 agent's resubscribe: 0.3 has it resume only the task's
+ * later updates, so a quiet task may send nothing (1.0's SubscribeToTask sends the task first, §3.1.6).
  */
-function relayedStream(answer: Answer, route: RouteConfig): Answer {
+function firstEvent(call: Call, route: RouteConfig, to: ResolvedUpstream, waitedMs = 0): FirstEvent | undefined {
+  if (call.method.name === 'SubscribeToTask' && to.version === '0.3') return undefined;
+  return { leftMs: Math.max(1, route.timeoutMs - waitedMs), timeoutMs: route.timeoutMs };
+}
+
+/**
+ * A relayed stream with a translated one's timeouts: its first message or bytes within `firstMs`, then none missing
+ * for streamIdleTimeoutMs (over HTTP any bytes count, the agent's keep-alive comments too). Ending the wrapped
+ * stream (a timeout, the caller leaving) ends the agent's: the gRPC relay's return() cancels its call, and a relayed
+ * body is destroyed with the stream read from it (a pending read of it would otherwise wait for its next bytes).
+ */
+function relayedStream(answer: Answer, route: RouteConfig, first: FirstEvent | undefined): Answer {
   const idle = route.streamIdleTimeoutMs;
   if (answer.kind === 'relayStream')
-    return { ...answer, messages: withIdleTimeout(answer.messages, idle, undefined, route.timeoutMs) };
+    return { ...answer, messages: withIdleTimeout(answer.messages, idle, undefined, first) };
   if (answer.kind === 'relayHttp' && !Buffer.isBuffer(answer.body)) {
-    const chunks = withIdleTimeout<Buffer>(answer.body, idle, undefined, route.timeoutMs);
-    return { ...answer, body: Readable.from(chunks, { objectMode: false }) };
+    const agent = answer.body;
+    const body = Readable.from(withIdleTimeout<Buffer>(agent, idle, undefined, first), { objectMode: false });
+    body.once('close', () => {
+      if (!agent.destroyed) agent.destroy();
+    });
+    return { ...answer, body };
   }
   return answer;
 }
@@ -106,6 +121,7 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
     const route = call.route!;
     const to = call.upstream!;
     if (isRelay(call)) {
+      const sentAt = Date.now();
       const answer = await call.request.relay!({
         route,
         url: to.url,
@@ -114,7 +130,8 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
         generation: call.generation,
         streaming: call.method.streaming,
       });
-      return call.method.streaming ? relayedStream(answer, route) : answer;
+      if (!call.method.streaming) return answer;
+      return relayedStream(answer, route, firstEvent(call, route, to, Date.now() - sentAt));
     }
     const client = call.generation.upstreams.client(to.binding, {
       url: to.url,
@@ -147,7 +164,7 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
       kind: 'stream',
       events: checkedStream(
         call.method,
-        withIdleTimeout(upstream, route.streamIdleTimeoutMs, abort, route.timeoutMs),
+        withIdleTimeout(upstream, route.streamIdleTimeoutMs, abort, firstEvent(call, route, to)),
         abort,
         release,
       ),
