@@ -24,6 +24,7 @@ export async function refusedPort(): Promise<number> {
 /** A JSON-RPC request as a test agent reads it (the task id a GetTask names picks what it answers). */
 export interface JsonRpcRequestBody {
   id: unknown;
+  method: string;
   params: { id: string };
 }
 
