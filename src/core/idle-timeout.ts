@@ -4,10 +4,11 @@
 // connecting included) or a later one longer than `streamIdleTimeoutMs`,
 // aborts the upstream call and fails with UPSTREAM_TIMEOUT. Translated and
 // pass-through streams alike (pipeline/stages/send.ts). Pull-based, so it
-// adds no buffering; the time the caller takes with an event is not counted. One timer per stream, re-armed at each
-// pull (a timer, a promise and a race per event were ~1 µs of the 8–13 µs an
-// SSE event costs the gateway); an object with next() and return(), not an
-// async generator (event-stream.ts says why).
+// adds no buffering; the time the caller takes with an event is not counted.
+// One timer per stream, re-armed at each pull (a timer, a promise and a race
+// per event were ~1 µs of the 8–13 µs an SSE event costs the gateway); an
+// object with next() and return(), not an async generator (event-stream.ts
+// says why).
 import { A2AError } from '../errors/a2a-error.js';
 import { DONE } from './event-stream.js';
 

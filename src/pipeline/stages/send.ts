@@ -96,7 +96,7 @@ function firstEvent(call: Call, route: RouteConfig, to: ResolvedUpstream, waited
 }
 
 /**
- * A relayed stream with a translated one's timeouts: its first message or bytes within `firstMs`, then none missing
+ * A relayed stream with a translated one's timeouts: its first message or bytes within `first`, then none missing
  * for streamIdleTimeoutMs (over HTTP any bytes count, the agent's keep-alive comments too). Ending the wrapped
  * stream (a timeout, the caller leaving) ends the agent's: the gRPC relay's return() cancels its call, and a relayed
  * body is destroyed with the stream read from it (a pending read of it would otherwise wait for its next bytes).
@@ -121,7 +121,7 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
     const route = call.route!;
     const to = call.upstream!;
     if (isRelay(call)) {
-      const sentAt = Date.now();
+      const sentAt = call.method.streaming ? Date.now() : 0;
       const answer = await call.request.relay!({
         route,
         url: to.url,
