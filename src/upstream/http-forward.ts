@@ -57,15 +57,20 @@ function passedBack(from: IncomingHttpHeaders): Record<string, string> {
   return headers;
 }
 
-export async function forwardHttp(target: RelayTarget, req: HttpRelayRequest): Promise<Answer> {
+export function forwardHttp(target: RelayTarget, req: HttpRelayRequest): Promise<Answer> {
   const url = upstreamUrl(target);
   const kind = target.streaming ? 'stream' : 'unary';
   const upstreams = target.generation.upstreams;
   const pool = upstreams.httpPool(url.origin, target.route.upstream.tls, kind);
-  const release = upstreams.admit(url.origin, kind);
+  let release: () => void;
+  try {
+    release = upstreams.admit(url.origin, kind);
+  } catch (e) {
+    return Promise.reject(e as Error); // the origin's budget is spent (UPSTREAM_OVERLOADED)
+  }
   const timeoutMs = target.route.timeoutMs;
   const signal = target.signal;
-  const answer = await requestPulled(
+  return requestPulled(
     pool,
     {
       method: req.method as Dispatcher.HttpMethod,
@@ -82,6 +87,10 @@ export async function forwardHttp(target: RelayTarget, req: HttpRelayRequest): P
       release,
       failure: (e, timedOut, stage) => transportFailure(e, signal, timedOut, stage, timeoutMs),
     },
-  );
-  return { kind: 'relayHttp', status: answer.status, headers: passedBack(answer.headers), body: answer.body };
+  ).then((answer): Answer => ({
+    kind: 'relayHttp',
+    status: answer.status,
+    headers: passedBack(answer.headers),
+    body: answer.body,
+  }));
 }

@@ -121,8 +121,7 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
     const route = call.route!;
     const to = call.upstream!;
     if (isRelay(call)) {
-      const sentAt = call.method.streaming ? Date.now() : 0;
-      const answer = await call.request.relay!({
+      const relayed = call.request.relay!({
         route,
         url: to.url,
         headers: call.relayHeaders ?? {},
@@ -130,8 +129,10 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
         generation: call.generation,
         streaming: call.method.streaming,
       });
-      if (!call.method.streaming) return answer;
-      return relayedStream(answer, route, firstEvent(call, route, to, Date.now() - sentAt));
+      // (awaited, not returned: an async function resolved with a promise takes two more turns)
+      if (!call.method.streaming) return await relayed;
+      const sentAt = Date.now();
+      return relayedStream(await relayed, route, firstEvent(call, route, to, Date.now() - sentAt));
     }
     const client = call.generation.upstreams.client(to.binding, {
       url: to.url,
