@@ -1,9 +1,11 @@
 // A body gathered as it comes, for a caller's request (body-reader.ts) and an
-// upstream's answer (upstream/http-pool.ts): a large body of declared length
-// goes into one buffer of that length once a quarter of it has come, so it is
-// never held twice — as its chunks and their concatenation — and a peer that
-// declares 10 MiB and sends a byte gets no 10 MiB buffer. Without a declared
-// length, or past it, the chunks are kept and concatenated at the end.
+// upstream's answer (upstream/http-pool.ts; upstream/pulled-answer.ts: a
+// small relayed answer, a card, a stream's non-SSE answer): a large body of
+// declared length goes into one buffer of that length once a quarter of it
+// has come, so it is never held twice — as its chunks and their
+// concatenation — and a peer that declares 10 MiB and sends a byte gets no
+// 10 MiB buffer. Without a declared length, or past it, the chunks are kept
+// and concatenated at the end.
 
 export class GatheredBody {
   /** The declared length's buffer, filled from its start; undefined before a quarter came, or past it. */

@@ -8,7 +8,6 @@
 // (connection refused or dropped, TLS failure → UPSTREAM_UNAVAILABLE, timeout →
 // UPSTREAM_TIMEOUT, caller gone → CANCELLED) whose answered text names no
 // address (the socket error's own text is logged: A2AError.internal).
-import type { Readable } from 'node:stream';
 import type { Dispatcher, Pool } from 'undici';
 import type { UpstreamTarget } from '../core/upstream.js';
 import { A2AError } from '../errors/a2a-error.js';
@@ -221,7 +220,7 @@ export class HttpPool {
       failure: (e, timedOut, stage) => this.failure(e, signal, timedOut, stage),
     });
     const ct = res.headers['content-type'];
-    const body = res.body as Readable; // no wholeMax: always a stream
+    const body = res.body;
     const headers = res.headers;
     const max = this.maxResponseBytes;
     const fail = (e: unknown): A2AError => {

@@ -15,6 +15,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { A2AError } from '../errors/a2a-error.js';
+import { GatheredBody } from '../http/gathered-body.js';
 import { CallSignal, type AbortLike } from '../util/call-signal.js';
 import { dispatchAbortable } from './abortable-dispatch.js';
 
@@ -33,24 +34,19 @@ export async function readCapped(body: Readable, headers: IncomingHttpHeaders, m
   };
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > max) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let n = 0;
+  const gathered = new GatheredBody(Number.isFinite(declared) ? declared : undefined);
   for await (const chunk of body as AsyncIterable<Buffer>) {
-    n += chunk.length;
-    if (n > max) {
-      chunks.length = 0;
-      throw tooLarge();
-    }
-    chunks.push(chunk);
+    if (gathered.length + chunk.length > max) throw tooLarge();
+    gathered.add(chunk);
   }
-  return Buffer.concat(chunks, n);
+  return gathered.bytes();
 }
 
-export interface PulledAnswer {
+export interface PulledAnswer<B extends Readable | Buffer = Readable | Buffer> {
   status: number;
   headers: IncomingHttpHeaders;
   /** The body as it comes; one Buffer when the answer declared a length of at most `wholeMax`. */
-  body: Readable | Buffer;
+  body: B;
 }
 
 export interface PulledOptions {
@@ -68,6 +64,16 @@ export interface PulledOptions {
 }
 
 /** Sends the request; resolves with the answer's head once undici has it (see the file's header). */
+export function requestPulled(
+  pool: Dispatcher,
+  opts: Dispatcher.DispatchOptions,
+  o: PulledOptions & { wholeMax?: undefined },
+): Promise<PulledAnswer<Readable>>;
+export function requestPulled(
+  pool: Dispatcher,
+  opts: Dispatcher.DispatchOptions,
+  o: PulledOptions,
+): Promise<PulledAnswer>;
 export function requestPulled(
   pool: Dispatcher,
   opts: Dispatcher.DispatchOptions,
@@ -89,7 +95,7 @@ export function requestPulled(
     let status = 0;
     let headers: IncomingHttpHeaders = {};
     let stream: Readable | undefined;
-    let whole: Buffer[] | undefined;
+    let whole: GatheredBody | undefined;
     let received = 0;
     let complete = false;
     let stop = (_reason: Error): void => undefined; // the dispatch's, once made
@@ -110,7 +116,7 @@ export function requestPulled(
         if (o.maxBytes !== undefined && Number.isFinite(declared) && declared > o.maxBytes)
           return c.abort(answerTooLarge(o.maxBytes)); // before a byte of it is passed on
         if (o.wholeMax !== undefined && Number.isFinite(declared) && declared <= o.wholeMax) {
-          whole = [];
+          whole = new GatheredBody(declared);
           return;
         }
         stream = new Readable({
@@ -128,14 +134,14 @@ export function requestPulled(
       onResponseData: (c, chunk) => {
         received += chunk.length;
         if (o.maxBytes !== undefined && received > o.maxBytes) return c.abort(answerTooLarge(o.maxBytes));
-        if (whole) whole.push(chunk);
+        if (whole) whole.add(chunk);
         else if (stream && !stream.push(chunk)) c.pause();
       },
       onResponseEnd: () => {
         complete = true;
         if (stream) return void stream.push(null);
         done();
-        resolve({ status, headers, body: Buffer.concat(whole ?? []) });
+        resolve({ status, headers, body: whole ? whole.bytes() : Buffer.alloc(0) });
       },
       onResponseError: (e) => {
         complete = true;
@@ -185,7 +191,7 @@ export async function getWithin(
       // (no head timer of its own: the one above stops the whole fetch)
       { signal: stop, release: () => undefined, failure },
     );
-    const body = await readCapped(res.body as Readable, res.headers, maxBytes).catch((e: Error) => {
+    const body = await readCapped(res.body, res.headers, maxBytes).catch((e: Error) => {
       throw failure(e);
     });
     return { status: res.status, headers: res.headers, body };
