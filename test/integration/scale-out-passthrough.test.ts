@@ -12,7 +12,10 @@ import { request } from 'undici';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { parseConfig } from '../../src/config/load.js';
 import { startGateway } from '../../src/server/gateway.js';
-import { userMessage } from '../helpers/harness.js';
+import type { Binding } from '../../src/config/types.js';
+import { refusedPort } from '../helpers/broken-upstreams.js';
+import { BINDINGS, closeGrpcClients, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
+import { STREAM_CALLERS } from '../helpers/streams.js';
 
 t.test('a replica answering 503 is ejected; the calls then reach the live one', async (t) => {
   const agent = await startEchoAgent({ bindings: ['JSONRPC'] });
@@ -75,3 +78,59 @@ t.test('a replica answering 503 is ejected; the calls then reach the live one', 
   t.match(metrics, /a2a_gateway_endpoint_ejections_total\{route="pt",endpoint="broken"\} 1/);
   t.match(metrics, /a2a_gateway_endpoint_status\{route="pt",endpoint="broken",status="ejected"\} 1/);
 });
+
+// A relayed gRPC stream is sent when it is first read. The endpoint stage awaits its first message, as it awaits a
+// translated stream's first event, so a replica that refuses the connection is counted as failing and the stream
+// goes to the other replica (a refused connection never reached the agent), for every binding.
+t.test(
+  'a pass-through stream to a replica that refuses connections fails over and counts toward ejection',
+  async (t) => {
+    const agent = await startEchoAgent({ bindings: ['JSONRPC', 'HTTP+JSON', 'GRPC'] });
+    t.teardown(() => agent.close());
+    const refused = await refusedPort();
+    const urls: Record<Binding, [string, string]> = {
+      JSONRPC: [`http://127.0.0.1:${refused}/a2a/jsonrpc`, agent.jsonRpcUrl],
+      'HTTP+JSON': [`http://127.0.0.1:${refused}/a2a/rest`, agent.restUrl],
+      GRPC: [`127.0.0.1:${refused}`, agent.grpcAddress],
+    };
+    const gw = await startGateway(
+      gatewayConfig(
+        BINDINGS.map((b) => ({
+          name: `pt-${slug(b)}`,
+          passThrough: true,
+          match: { pathPrefix: `/pt-${slug(b)}`, tenant: `pt-${slug(b)}` },
+          upstream: {
+            binding: b,
+            tenant: 'clear' as const,
+            loadBalancing: 'round-robin' as const,
+            healthCheck: false,
+            outlierDetection: { consecutiveFailures: 2 },
+            endpoints: [
+              { url: urls[b][0], name: 'refused' },
+              { url: urls[b][1], name: 'live' },
+            ],
+          },
+          ssrfGuard: false,
+        })),
+      ),
+    );
+    t.teardown(async () => {
+      closeGrpcClients();
+      await gw.close();
+    });
+
+    for (const b of BINDINGS) {
+      const opts = { tenant: `pt-${slug(b)}`, prefix: `/pt-${slug(b)}` };
+      for (let i = 0; i < 4; i++) {
+        const got = await STREAM_CALLERS[b](gw, 'SendStreamingMessage', { message: userMessage(`s${i}`) }, opts);
+        t.equal(got.error, undefined, `${b}: stream ${i} ends cleanly`);
+        t.ok(got.events.length > 0, `${b}: stream ${i} carries the agent's events`);
+      }
+      const metrics = await gw.metrics.text();
+      const ejected = new RegExp(
+        `a2a_gateway_endpoint_ejections_total\\{route="pt-${slug(b)}",endpoint="refused"\\} 1`,
+      );
+      t.match(metrics, ejected, `${b}: the refusing replica was ejected after two failures`);
+    }
+  },
+);

@@ -13,7 +13,8 @@
 // replicas share a task store (`upstream.sharedTaskStore`); otherwise the
 // caller gets UPSTREAM_UNAVAILABLE naming the task — never a TaskNotFound
 // from a replica that cannot know it. Streams are placed the same way: their
-// first event is awaited here, so a stream that fails to start is handled as
+// first event (a relayed gRPC stream's first message: it is sent when first
+// read) is awaited here, so a stream that fails to start is handled as
 // a unary call that fails. One-endpoint routes skip the stage.
 import type { Logger } from 'pino';
 import type { RouteConfig } from '../../config/types.js';
@@ -52,6 +53,23 @@ interface Placement {
   owner: Member | undefined;
   /** The task and context the request names. */
   ids: TaskIds;
+}
+
+/** A stream whose first result was read already: that one, then the rest; `look` sees each event until it says true. */
+async function* resumed<T>(
+  first: IteratorResult<T>,
+  it: AsyncIterator<T>,
+  look?: (e: T) => Promise<boolean>,
+): AsyncGenerator<T> {
+  let known = look === undefined;
+  try {
+    for (let r = first; !r.done; r = await it.next()) {
+      if (!known) known = await look!(r.value);
+      yield r.value;
+    }
+  } finally {
+    await it.return?.();
+  }
 }
 
 export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log: Logger): Stage {
@@ -99,37 +117,28 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
             await learn(answerIds(answer.response), m);
             return answer;
           }
+          if (answer.kind === 'relayStream') {
+            // a relayed gRPC stream is sent when first read: its connection fails (or its budget refuses it) here
+            const it = answer.messages[Symbol.asyncIterator]();
+            return { ...answer, messages: resumed(await it.next(), it) };
+          }
           if (answer.kind !== 'stream') return answer;
           const it = answer.events[Symbol.asyncIterator]();
           const first = await it.next();
-          return { kind: 'stream', events: learning(first, it, m) };
+          return { kind: 'stream', events: resumed(first, it, (e) => learnFrom(e, m)) };
         } catch (e) {
           release();
           throw e;
         }
       };
 
-      async function* learning(
-        first: IteratorResult<StreamResponse>,
-        it: AsyncIterator<StreamResponse>,
-        m: Member,
-      ): AsyncGenerator<StreamResponse> {
-        let known = false;
-        try {
-          for (let r = first; !r.done; r = await it.next()) {
-            if (!known) {
-              const ids = answerIds(r.value);
-              if (ids.task) {
-                known = true;
-                await learn(ids, m);
-              }
-            }
-            yield r.value;
-          }
-        } finally {
-          await it.return?.();
-        }
-      }
+      /** The stream's task, learned from the first event that names one. */
+      const learnFrom = async (e: StreamResponse, m: Member): Promise<boolean> => {
+        const ids = answerIds(e);
+        if (!ids.task) return false;
+        await learn(ids, m);
+        return true;
+      };
 
       const run = async (call: Call): Promise<Answer> => {
         const { member, owner, ids } = await place(call);
