@@ -187,7 +187,8 @@ export const ROUTE_SCHEMA = {
       type: 'integer',
       minimum: 1,
       default: DEFAULTS.maxSseEventBytes,
-      description: 'Largest SSE event read from the upstream; larger is INVALID_AGENT_RESPONSE.',
+      description:
+        'Largest SSE event read from the upstream; larger is INVALID_AGENT_RESPONSE (a pass-through relays SSE unread: no event is held).',
     },
     maxResponseBytes: {
       type: 'integer',
