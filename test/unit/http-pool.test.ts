@@ -40,15 +40,17 @@ t.teardown(async () => {
   await new Promise((r) => server.close(r));
 });
 
+// a timeout far above any wait under load where the test wants an answer or a cancel; `quick` where it wants the timeout
 const target: UpstreamTarget = {
   url,
   version: '1.0',
-  timeoutMs: 300,
+  timeoutMs: 60_000,
   maxSseEventBytes: 1024,
   maxResponseBytes: 1000,
   tls: undefined,
 };
 const pool = new HttpPool(target, registry);
+const quick = new HttpPool({ ...target, timeoutMs: 300 }, registry);
 const post = (path: string) => ({
   method: 'POST' as const,
   path,
@@ -72,7 +74,7 @@ t.test('an answer over maxResponseBytes: INVALID_AGENT_RESPONSE', async (tt) => 
 });
 
 t.test('no answer within the timeout: UPSTREAM_TIMEOUT', async (tt) => {
-  const e = await failure(pool.request(post('/slow'), new AbortController().signal));
+  const e = await failure(quick.request(post('/slow'), new AbortController().signal));
   tt.equal(e.errorName, 'UPSTREAM_TIMEOUT');
 });
 
@@ -107,7 +109,8 @@ const stalledRegistry = new UpstreamRegistry({} as ClientFactories, {
   upstreamConnections: 2,
   upstreamStreams: 1,
 });
-const stalled = new HttpPool({ ...target, url: silent.url }, stalledRegistry);
+const stalled = new HttpPool({ ...target, url: silent.url, timeoutMs: 300 }, stalledRegistry);
+const stalledPatient = new HttpPool({ ...target, url: silent.url }, stalledRegistry);
 
 t.test(
   'an agent that never answers the TLS handshake: UPSTREAM_TIMEOUT at the call timeout, still connecting',
@@ -121,7 +124,7 @@ t.test(
 t.test('a caller that leaves while undici is connecting: CANCELLED at once', async (tt) => {
   const ac = new AbortController();
   const before = silent.sockets.length;
-  const p = stalled.request(post('/ok'), ac.signal);
+  const p = stalledPatient.request(post('/ok'), ac.signal);
   await waitFor(() => silent.sockets.length > before, "undici's second connection"); // undici is connecting
   ac.abort();
   tt.equal((await failure(p)).errorName, 'CANCELLED');
