@@ -16,11 +16,9 @@ import { isTlsFailure } from '../tls/upstream-tls.js';
 import { bytesEvent, readSse, SseEventTooLarge, type SseEvent } from '../sse/reader.js';
 import { mapEvents } from '../core/event-stream.js';
 import { PiecedBody, type JsonBody } from '../proto/json-out.js';
-import { GatheredBody } from '../http/gathered-body.js';
 import type { UpstreamRegistry } from './registry.js';
 import type { AbortLike } from '../util/call-signal.js';
-import { dispatchAbortable } from './abortable-dispatch.js';
-import { answerTooLarge, readCapped, requestPulled } from './pulled-answer.js';
+import { readCapped, requestPulled } from './pulled-answer.js';
 
 export interface UpstreamAnswer {
   status: number;
@@ -70,6 +68,11 @@ const TIMEOUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND
 function codeOf(e: unknown): string {
   const err = e as { code?: string; cause?: { code?: string } };
   return err?.code ?? err?.cause?.code ?? '';
+}
+
+/** A header's first value ('' when absent). */
+function headerValue(v: string | string[] | undefined): string {
+  return (Array.isArray(v) ? v[0] : v) ?? '';
 }
 
 export function isEventStream(contentType: string): boolean {
@@ -139,11 +142,7 @@ export class HttpPool {
     return transportFailure(e, signal, timedOut, stage, this.timeoutMs);
   }
 
-  /**
-   * A unary request: the whole answer, within the timeout. It goes through
-   * undici's dispatch API, its bytes gathered as they arrive (no body stream
-   * and async iterator per call, as the request API builds).
-   */
+  /** A unary request: the whole answer within the timeout, gathered as it arrives (pulled-answer.ts). */
   request(opts: HttpRequestOptions, signal: AbortLike): Promise<UpstreamAnswer> {
     // a caller already gone sends nothing (and costs no pooled connection)
     if (signal.aborted) return Promise.reject(A2AError.of('CANCELLED', 'the call was cancelled'));
@@ -153,56 +152,19 @@ export class HttpPool {
     } catch (e) {
       return Promise.reject(e as Error); // the origin's budget is spent (UPSTREAM_OVERLOADED)
     }
-    const max = this.maxResponseBytes;
-    return new Promise<UpstreamAnswer>((resolve, reject) => {
-      let timedOut = false;
-      let status = 0;
-      let contentType = '';
-      let gathered: GatheredBody | undefined;
-      // One timer and one listener per call (AbortSignal.any/timeout cost more on Node 20).
-      let stop = (_reason: Error): void => undefined; // the dispatch's, once made
-      const timer = setTimeout(() => {
-        timedOut = true;
-        stop(new Error('upstream timeout'));
-      }, this.timeoutMs);
-      const settle = (): void => {
-        clearTimeout(timer);
-        release();
-      };
-      // undici's own headers and body timers are off: the timer above covers the whole call, and undici made a
-      // timer per request for them (a cleared one waits up to 0.5 s in undici's timer list: promoted garbage)
-      stop = dispatchAbortable(this.pool, { ...sendable(opts), headersTimeout: 0, bodyTimeout: 0 }, signal, {
-        onResponseStart: (c, statusCode, headers) => {
-          status = statusCode;
-          const ct = headers['content-type'];
-          contentType = (Array.isArray(ct) ? ct[0] : ct) ?? '';
-          const declared = Number(headers['content-length']);
-          if (Number.isFinite(declared) && declared > max) c.abort(answerTooLarge(max));
-          else gathered = new GatheredBody(Number.isFinite(declared) ? declared : undefined);
-        },
-        onResponseData: (c, chunk) => {
-          if (!gathered) return;
-          if (gathered.length + chunk.length > max) {
-            gathered = undefined;
-            c.abort(answerTooLarge(max));
-          } else gathered.add(chunk);
-        },
-        onResponseEnd: () => {
-          settle();
-          resolve({ status, contentType, body: gathered ? gathered.bytes() : Buffer.alloc(0) });
-        },
-        onResponseError: (e) => {
-          settle();
-          gathered = undefined;
-          reject(this.failure(e, signal, timedOut, 'request'));
-        },
-        // the answer now; the budget goes back with onResponseError, once undici lets go of the request
-        onStopped: (e) => {
-          clearTimeout(timer);
-          reject(this.failure(e, signal, timedOut, 'request'));
-        },
-      });
+    const answer = requestPulled(this.pool, sendable(opts), {
+      signal,
+      timeoutMs: this.timeoutMs,
+      gather: true,
+      maxBytes: this.maxResponseBytes,
+      release,
+      failure: (e, timedOut) => this.failure(e, signal, timedOut, 'request'),
     });
+    return answer.then((res) => ({
+      status: res.status,
+      contentType: headerValue(res.headers['content-type']),
+      body: res.body,
+    }));
   }
 
   /**
@@ -219,7 +181,6 @@ export class HttpPool {
       release: this.upstreams.admit(this.origin, 'stream'),
       failure: (e, timedOut, stage) => this.failure(e, signal, timedOut, stage),
     });
-    const ct = res.headers['content-type'];
     const body = res.body;
     const headers = res.headers;
     const max = this.maxResponseBytes;
@@ -229,7 +190,7 @@ export class HttpPool {
     };
     return {
       status: res.status,
-      contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '',
+      contentType: headerValue(res.headers['content-type']),
       whole: async () => {
         try {
           return bytesEvent('message', await readCapped(body, headers, max));

@@ -1,7 +1,9 @@
 // An HTTP request over undici's dispatch API whose answer comes as its head
 // and a pulled body: the streaming HTTP upstream call (http-pool.ts `open`:
 // SSE, and a stream method's other answers) and the pass-through's relay
-// (http-forward.ts, unary and streaming). The route's timeout covers the wait
+// (http-forward.ts, unary and streaming); or gathered whole, within the
+// timeout, for a translated unary call (http-pool.ts `request`: its bytes
+// gathered as they come, no body stream per call). The route's timeout covers the wait
 // for the head, connecting included, and a stop before undici has a
 // connection (the timeout, the caller leaving) answers at once
 // (abortable-dispatch.ts); undici's own headers timer starts only once the
@@ -55,6 +57,8 @@ export interface PulledOptions {
   timeoutMs?: number;
   /** The largest declared length gathered into one buffer (absent: the body is always a stream). */
   wholeMax?: number;
+  /** The whole answer gathered, its length declared or not, the timeout covering all of it (a unary call). */
+  gather?: boolean;
   /** The largest body taken (the route's maxResponseBytes): past it INVALID_AGENT_RESPONSE, and the body dropped. */
   maxBytes?: number;
   /** Gives the agent's budget back (called once). */
@@ -67,8 +71,13 @@ export interface PulledOptions {
 export function requestPulled(
   pool: Dispatcher,
   opts: Dispatcher.DispatchOptions,
-  o: PulledOptions & { wholeMax?: undefined },
+  o: PulledOptions & { wholeMax?: undefined; gather?: false },
 ): Promise<PulledAnswer<Readable>>;
+export function requestPulled(
+  pool: Dispatcher,
+  opts: Dispatcher.DispatchOptions,
+  o: PulledOptions & { gather: true },
+): Promise<PulledAnswer<Buffer>>;
 export function requestPulled(
   pool: Dispatcher,
   opts: Dispatcher.DispatchOptions,
@@ -106,17 +115,18 @@ export function requestPulled(
             timedOut = true;
             stop(new Error('upstream timeout'));
           }, o.timeoutMs);
-    // undici's headers and body timers are off: the timer above covers the head, connecting included
+    // undici's headers and body timers are off: the timer above covers the head, connecting included (and
+    // undici made a timer per request for them: a cleared one waits up to 0.5 s in its timer list, promoted garbage)
     stop = dispatchAbortable(pool, { ...opts, headersTimeout: 0, bodyTimeout: 0 }, o.signal, {
       onResponseStart: (c, statusCode, head) => {
-        clearTimeout(timer);
+        if (!o.gather) clearTimeout(timer);
         status = statusCode;
         headers = head;
         const declared = Number(head['content-length']);
-        if (o.maxBytes !== undefined && Number.isFinite(declared) && declared > o.maxBytes)
-          return c.abort(answerTooLarge(o.maxBytes)); // before a byte of it is passed on
-        if (o.wholeMax !== undefined && Number.isFinite(declared) && declared <= o.wholeMax) {
-          whole = new GatheredBody(declared);
+        const known = Number.isFinite(declared);
+        if (o.maxBytes !== undefined && known && declared > o.maxBytes) return c.abort(answerTooLarge(o.maxBytes)); // before a byte of it is passed on
+        if (o.gather || (o.wholeMax !== undefined && known && declared <= o.wholeMax)) {
+          whole = new GatheredBody(known ? declared : undefined);
           return;
         }
         stream = new Readable({
@@ -140,6 +150,7 @@ export function requestPulled(
       onResponseEnd: () => {
         complete = true;
         if (stream) return void stream.push(null);
+        clearTimeout(timer);
         done();
         resolve({ status, headers, body: whole ? whole.bytes() : Buffer.alloc(0) });
       },
@@ -148,8 +159,9 @@ export function requestPulled(
         clearTimeout(timer);
         if (stream) return void stream.destroy(o.failure(e, false, 'body'));
         done();
-        // after the head the agent has the request: its answer broke off (no reset before sending, no resend)
-        reject(o.failure(e, timedOut, status === 0 ? 'request' : 'body'));
+        // after the head the agent has the request: its answer broke off (no reset before sending, no resend); a
+        // gathered unary answer is one call's failure whenever it comes
+        reject(o.failure(e, timedOut, status === 0 || o.gather ? 'request' : 'body'));
       },
       // stopped before undici had a connection: answered now, the budget back with onResponseError
       onStopped: (e) => {
