@@ -3,7 +3,8 @@
 // connection (refused, TLS, dropped) is UNAVAILABLE with its reason; the
 // agent's RST_STREAM of the call alone is that code's status, flagged
 // unprocessed (safe to send again) when it is REFUSED_STREAM before any answer;
-// and how a call ended, read when its stream closed (unary and stream alike).
+// how a call ended, read when its stream closed (unary and stream alike); and
+// how the gateway ends a call's stream itself (deadline, caller gone).
 import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import { GRPC_CODES } from '../errors/catalogue.js';
 import { isTlsFailure } from '../tls/upstream-tls.js';
@@ -50,6 +51,16 @@ export function connectionError(e: unknown, conn: Pick<SessionState, 'error'>, r
     : grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream connection dropped: ${text}`);
   err.unprocessed = refused;
   return err;
+}
+
+/**
+ * Resets a call's stream (CANCEL). One node:http2 has not sent yet (its agent's concurrent streams all taken when it
+ * was made) is destroyed instead: close() would wait until it is sent, the call's deadline with it.
+ */
+export function cancelStream(stream: ClientHttp2Stream): void {
+  if (stream.closed) return;
+  if (stream.state?.state === http2.constants.NGHTTP2_STREAM_STATE_IDLE) stream.destroy();
+  else stream.close(http2.constants.NGHTTP2_CANCEL);
 }
 
 /** Ends a call (through `end`) at its deadline or when its caller goes away; returns what stops watching. */

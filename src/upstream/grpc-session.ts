@@ -1,16 +1,20 @@
 // gRPC over HTTP/2 toward an upstream agent (spec §10; the "gRPC over HTTP2"
 // protocol): translated calls and the pass-through relay (the health checks
-// keep grpc-js). A node:http2 client costs about half the CPU per call
-// of a grpc-js one (README, Stack). One ClientHttp2Session per address and
-// TLS settings, made when first needed and replaced once it closes, goes away
-// or fails; keepalive pings while calls are open (an unanswered ping closes
-// the session). A call is POST /<service>/<method> with one 5-byte
-// length-prefixed message; a stream's answer messages are read as the caller
-// pulls them (grpc-stream.ts; HTTP/2 flow control holds the agent back), a
-// unary call's one message from the stream's events (grpc-unary.ts); the
-// status comes from the trailers, from a trailers-only answer's headers, from
-// a non-200 HTTP status, or from the transport. A status other than OK is thrown as a
-// GrpcStatusError, read into the catalogue by the gRPC binding (status.ts).
+// keep grpc-js). A node:http2 client costs about half the CPU per call of a
+// grpc-js one (README, Stack). A ClientHttp2Session per address and TLS
+// settings, made when first needed and replaced once it closes, goes away or
+// fails; one more when every session has as many calls open as its agent
+// allows (SETTINGS_MAX_CONCURRENT_STREAMS, nginx's default 128: node:http2
+// would hold the next call until one ends), as Envoy's HTTP/2 pool does, and
+// such an extra session closes after idleMs with no call. Keepalive pings
+// while calls are open (an unanswered ping closes the session). A call is
+// POST /<service>/<method> with one 5-byte length-prefixed message; a
+// stream's answer messages are read as the caller pulls them (grpc-stream.ts;
+// HTTP/2 flow control holds the agent back), a unary call's one message from
+// the stream's events (grpc-unary.ts); the status comes from the trailers,
+// from a trailers-only answer's headers, from a non-200 HTTP status, or from
+// the transport. A status other than OK is thrown as a GrpcStatusError, read
+// into the catalogue by the gRPC binding (status.ts).
 import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import type { UpstreamTls } from '../config/types.js';
 import { GRPC_CODES } from '../errors/catalogue.js';
@@ -44,14 +48,22 @@ export interface GrpcCallOptions {
   signal: AbortLike;
 }
 
+/** The streams a session may open before its agent's SETTINGS come (node:http2's peerMaxConcurrentStreams, nghttp2's). */
+const STREAMS_BEFORE_SETTINGS = 100;
+
 interface Connection extends SessionState {
   session: ClientHttp2Session;
   open: number;
+  /** Calls the agent allows open at once on it (its SETTINGS_MAX_CONCURRENT_STREAMS). */
+  limit: number;
   keepalive: NodeJS.Timeout | undefined;
+  /** Closes an extra session left without calls. */
+  idle: NodeJS.Timeout | undefined;
 }
 
 export class GrpcSession {
-  private current: Connection | undefined;
+  /** The sessions new calls may use (not closed, going away or failed), oldest first. */
+  private readonly usable: Connection[] = [];
   private readonly all = new Set<Connection>();
   private readonly authority: string;
   private readonly tls: ReturnType<typeof undiciConnect>;
@@ -62,20 +74,32 @@ export class GrpcSession {
     tls: UpstreamTls | undefined,
     /** A session not up (TCP, TLS, HTTP/2 settings) within this fails its calls (grpc-js's default: 20 s). */
     private readonly connectTimeoutMs = 20_000,
+    /** An extra session (not the oldest) closes after this long with no call open. */
+    private readonly idleMs = 60_000,
   ) {
     this.tls = undiciConnect(tls);
     this.authority = `${this.tls ? 'https' : 'http'}://${address}`;
   }
 
+  /** The oldest usable session with room for one more call, else a new one. */
   private connection(): Connection {
-    const now = this.current;
-    if (now && !now.session.closed && !now.session.destroyed) return now;
+    for (const conn of this.usable) if (conn.open < conn.limit) return conn;
+    return this.connect();
+  }
+
+  private connect(): Connection {
     // Node counts request data waiting to be sent against a session's memory (10 MB by default) and, past it, resets
     // any call whose answer headers arrive then (ENHANCE_YOUR_CALM): one 10 MiB request failed the calls beside it.
     // Unbounded, as grpc-js sets it (the cap never bounded memory, it reset other calls); what calls send is bounded
     // by the routes' maxBodyBytes and the origin's budget.
     const session = http2.connect(this.authority, { ...this.tls, maxSessionMemory: Number.MAX_SAFE_INTEGER });
-    const conn: Connection = { session, open: 0, keepalive: undefined };
+    const conn: Connection = {
+      session,
+      open: 0,
+      limit: STREAMS_BEFORE_SETTINGS,
+      keepalive: undefined,
+      idle: undefined,
+    };
     // an address that never answers would otherwise hold a stream (which has no deadline) for the kernel's timeout
     const connecting = setTimeout(() => {
       const e = Object.assign(new Error(`no connection within ${this.connectTimeoutMs} ms`), { code: 'ETIMEDOUT' });
@@ -83,8 +107,13 @@ export class GrpcSession {
     }, this.connectTimeoutMs);
     connecting.unref();
     session.once('connect', () => clearTimeout(connecting));
+    session.on('remoteSettings', (settings: http2.Settings) => {
+      // (at least one: an agent that allows none for now would have every call open a session)
+      conn.limit = Math.max(1, settings.maxConcurrentStreams ?? 2 ** 32 - 1);
+    });
     const drop = (): void => {
-      if (this.current === conn) this.current = undefined;
+      const i = this.usable.indexOf(conn);
+      if (i >= 0) this.usable.splice(i, 1);
     };
     session.on('error', (e: Error) => {
       conn.error ??= e;
@@ -95,16 +124,19 @@ export class GrpcSession {
       clearTimeout(connecting);
       drop();
       clearInterval(conn.keepalive);
+      clearTimeout(conn.idle);
       this.all.delete(conn);
     });
     session.unref();
-    this.current = conn;
+    this.usable.push(conn);
     this.all.add(conn);
     return conn;
   }
 
   private opened(conn: Connection): void {
     if (conn.open++ > 0) return;
+    clearTimeout(conn.idle);
+    conn.idle = undefined;
     conn.session.ref();
     conn.keepalive = setInterval(() => {
       const late = setTimeout(
@@ -121,7 +153,13 @@ export class GrpcSession {
     if (--conn.open > 0) return;
     clearInterval(conn.keepalive);
     conn.keepalive = undefined;
-    if (!conn.session.destroyed) conn.session.unref();
+    if (conn.session.destroyed) return;
+    conn.session.unref();
+    if (this.usable[0] === conn) return; // the oldest stays, as one connection per agent did
+    conn.idle = setTimeout(() => {
+      if (conn.open === 0) conn.session.close();
+    }, this.idleMs);
+    conn.idle.unref();
   }
 
   /**
@@ -199,7 +237,7 @@ export class GrpcSession {
 
   /** Gracefully closes every session (open calls finish first). */
   close(): void {
-    this.current = undefined;
+    this.usable.length = 0;
     for (const conn of this.all) conn.session.close();
   }
 }

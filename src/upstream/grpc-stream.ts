@@ -12,7 +12,7 @@
 // caller's signal, a refused answer or return() reset the stream (CANCEL).
 import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import { DONE } from '../core/event-stream.js';
-import { endAtDeadlineOrAbort, endOfCall, type SessionState } from './grpc-failures.js';
+import { cancelStream, endAtDeadlineOrAbort, endOfCall, type SessionState } from './grpc-failures.js';
 import { GrpcMessageReader, GrpcStatusError, refusedHead, writeFramed } from './grpc-messages.js';
 import type { GrpcCallOptions } from './grpc-session.js';
 
@@ -120,7 +120,7 @@ export class GrpcStreamAnswer implements AsyncIterableIterator<Buffer> {
   /** Ends the call from this side: the stream is reset and `why` is what the next pull throws. */
   private end(why: unknown): void {
     this.ended ??= why;
-    if (this.stream && !this.stream.closed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
+    if (this.stream) cancelStream(this.stream);
     this.serve();
   }
 
@@ -169,7 +169,7 @@ export class GrpcStreamAnswer implements AsyncIterableIterator<Buffer> {
     this.unwatch();
     this.queue.length = 0;
     const stream = this.stream;
-    if (stream && !stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    if (stream) cancelStream(stream);
     // an answer the agent ended while the stream was paused with data unread waits for an 'end' nobody reads: its
     // close (and the session's count of open calls) comes with the destroy
     if (stream && !stream.destroyed) stream.destroy();

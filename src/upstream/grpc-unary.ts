@@ -5,9 +5,9 @@
 // short or refused by `read` ends the call), then its status from the
 // trailers (or a trailers-only answer, a non-200 HTTP status, the
 // transport). The deadline and the caller's signal reset the stream (CANCEL).
-import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
+import type { ClientHttp2Stream, IncomingHttpHeaders } from 'node:http2';
 import { A2AError } from '../errors/a2a-error.js';
-import { endAtDeadlineOrAbort, endOfCall, type SessionState } from './grpc-failures.js';
+import { cancelStream, endAtDeadlineOrAbort, endOfCall, type SessionState } from './grpc-failures.js';
 import { GrpcMessageReader, refusedHead, writeFramed } from './grpc-messages.js';
 import type { GrpcCallOptions } from './grpc-session.js';
 
@@ -29,7 +29,7 @@ export function unaryAnswer<T>(
     const reader = new GrpcMessageReader(opts.maxMessageBytes);
     const end = (why: Error): void => {
       ended ??= why;
-      if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+      cancelStream(stream);
     };
     const unwatch = endAtDeadlineOrAbort(opts, end);
     stream.once('response', (h: IncomingHttpHeaders) => {
