@@ -2,8 +2,13 @@
 // validation, §13 SSRF), precompiled per message type from the generated
 // descriptors: REQUIRED fields set (`(google.api.field_behavior) = REQUIRED`;
 // repeated ones non-empty), every string and map key at most the route's
-// `maxStringLength`, Struct/Value nesting at most MAX_STRUCT_DEPTH levels, and
-// (with the route's SSRF guard) file part and push-notification URLs screened.
+// `maxStringLength`, Struct/Value nesting at most MAX_STRUCT_DEPTH levels,
+// (with the route's SSRF guard) file part and push-notification URLs screened,
+// and what binary protobuf holds but JSON cannot (a Timestamp outside
+// 0001–9999 or with nanos past 999,999,999, a Value number NaN or Infinity):
+// such a request is INVALID_PARAMS, and an agent's gRPC answer holding one
+// INVALID_AGENT_RESPONSE (answerViolations), instead of failing where it
+// would be written as JSON.
 // Paths are kept as a stack of segments and turned into text only for a
 // violation, so a valid request allocates nothing for them. Bytes fields are
 // bounded by the body limit instead.
@@ -23,7 +28,13 @@ export interface ValidationOptions {
   maxStringLength: number;
   /** Screen URL fields (the route's ssrfGuard). */
   screenUrls: boolean;
+  /** Check the REQUIRED fields (not for answers: only what JSON cannot hold is checked there). */
+  required?: boolean;
 }
+
+/** Timestamp's range (0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z), as its JSON form allows. */
+const MIN_SECONDS = -62_135_596_800n;
+const MAX_SECONDS = 253_402_300_799n;
 
 class Walk {
   readonly path: Array<string | number> = [];
@@ -61,10 +72,20 @@ class Walk {
     }
   }
 
+  /** A google.protobuf.Timestamp: within the range its JSON form can write. */
+  timestamp(t: { seconds: bigint; nanos: number }): void {
+    if (t.seconds < MIN_SECONDS || t.seconds > MAX_SECONDS || t.nanos < 0 || t.nanos > 999_999_999) {
+      this.violation(this.at(), 'a timestamp outside 0001-01-01 to 9999-12-31 (or nanos outside 0 to 999999999)');
+    }
+  }
+
   /** A Struct/Value as plain JSON (how protobuf-es holds singular Struct fields). */
   json(v: unknown, depth: number): void {
     if (this.full) return;
     if (typeof v === 'string') return this.string(v);
+    if (typeof v === 'number' && !Number.isFinite(v)) {
+      return this.violation(this.at(), `${v} is not a number JSON can hold`);
+    }
     if (v === null || typeof v !== 'object') return;
     if (depth > MAX_STRUCT_DEPTH) {
       return this.violation(this.at(), `nesting deeper than ${MAX_STRUCT_DEPTH} levels`);
@@ -72,7 +93,14 @@ class Walk {
     if ('$typeName' in v) {
       // a Struct/Value/ListValue message (e.g. Part.data, a oneof member): walked as the JSON it stands for
       const desc = descriptors.get((v as { $typeName: string }).$typeName);
-      return desc ? this.json(toJson(desc, v as Message), depth) : undefined;
+      if (!desc) return;
+      let json: unknown;
+      try {
+        json = toJson(desc, v as Message);
+      } catch (e) {
+        return this.violation(this.at(), (e as Error).message); // a number value NaN or Infinity
+      }
+      return this.json(json, depth);
     }
     if (Array.isArray(v)) {
       v.forEach((item, i) => {
@@ -95,6 +123,7 @@ type Msg = Record<string, unknown>;
 type Check = (msg: Msg, w: Walk, depth: number) => void;
 
 const WKT_JSON = new Set(['google.protobuf.Struct', 'google.protobuf.Value', 'google.protobuf.ListValue']);
+const TIMESTAMP = 'google.protobuf.Timestamp';
 const descriptors = new Map<string, DescMessage>();
 const compiled = new Map<string, Check>();
 
@@ -114,6 +143,7 @@ function isUnset(f: DescField, v: unknown): boolean {
 /** A message value: the generated walk, or the JSON walk for unboxed Struct/Value. */
 function nested(v: unknown, typeName: string, w: Walk, depth: number): void {
   if (WKT_JSON.has(typeName)) w.json(v, depth + 1);
+  else if (typeName === TIMESTAMP) w.timestamp(v as { seconds: bigint; nanos: number });
   else compile(typeName)(v as Msg, w, depth);
 }
 
@@ -133,7 +163,8 @@ function fieldCheck(desc: DescMessage, f: DescField): Check | undefined {
   return (m, w, depth) => {
     if (w.full) return;
     const v = read(m);
-    if (required && isUnset(f, v)) return w.violation(w.at(name), `${w.at(name)} is required`);
+    if (required && w.opts.required !== false && isUnset(f, v))
+      return w.violation(w.at(name), `${w.at(name)} is required`);
     if (v === undefined || v === null) return;
     if (f.fieldKind === 'scalar') {
       if (typeof v !== 'string') return;
@@ -195,6 +226,11 @@ export function violations(schema: DescMessage, message: object, opts: Validatio
   const w = new Walk(opts);
   compile(schema.typeName)(message as Msg, w, 0);
   return w.out;
+}
+
+/** What an answer decoded from binary holds that JSON cannot (a Timestamp out of range, a NaN or Infinity). */
+export function answerViolations(schema: DescMessage, message: object): FieldViolation[] {
+  return violations(schema, message, { maxStringLength: Number.MAX_SAFE_INTEGER, screenUrls: false, required: false });
 }
 
 /** Only the REQUIRED fields (for answers, whose strings the gateway does not limit). */

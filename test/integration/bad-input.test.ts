@@ -10,6 +10,9 @@ import type { Binding } from '../../src/config/types.js';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { CATALOGUE, GRPC_CODES, type ErrorName } from '../../src/errors/catalogue.js';
 import type { JsonObject } from '../../src/proto/json.js';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { ListTasksRequestSchema, Role, SendMessageRequestSchema, TaskSchema, TaskState } from '../../src/gen/a2a_pb.js';
+import { statusJson } from '../helpers/codec.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { brokenGrpc, brokenHttp, refusedPort } from '../helpers/broken-upstreams.js';
 import {
@@ -32,6 +35,13 @@ const garbageHttp = await brokenHttp((_req, res) => {
 });
 const hangGrpc = await brokenGrpc(() => undefined);
 const garbageGrpc = await brokenGrpc((cb) => cb(null, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])));
+// a Task whose status timestamp binary protobuf holds and JSON cannot write (nanos past 999,999,999)
+const noJsonTask = create(TaskSchema, {
+  id: 't',
+  contextId: 'c',
+  status: { state: TaskState.COMPLETED, timestamp: { seconds: 1n, nanos: 1_500_000_000 } },
+});
+const noJsonGrpc = await brokenGrpc((cb) => cb(null, Buffer.from(toBinary(TaskSchema, noJsonTask))));
 const broken: Record<string, Record<Binding, string>> = {
   refused: {
     JSONRPC: `http://127.0.0.1:${port}/rpc`,
@@ -53,6 +63,11 @@ const routes = [
     upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' },
     maxBodyBytes: 2048,
   },
+  {
+    name: 'nojson',
+    match: { pathPrefix: '/nojson', tenant: 'nojson' },
+    upstream: { url: noJsonGrpc.url, binding: 'GRPC' as const, tenant: 'clear' as const },
+  },
   ...Object.entries(broken).flatMap(([kind, urls]) =>
     BINDINGS.map((b) => ({
       name: `${kind}-${slug(b)}`,
@@ -67,7 +82,14 @@ const gw = await startGateway(gatewayConfig(routes), pino({ level: 'silent' }));
 t.teardown(async () => {
   closeGrpcClients();
   await gw.close();
-  await Promise.all([agent.close(), hangHttp.close(), garbageHttp.close(), hangGrpc.close(), garbageGrpc.close()]);
+  await Promise.all([
+    agent.close(),
+    hangHttp.close(),
+    garbageHttp.close(),
+    hangGrpc.close(),
+    garbageGrpc.close(),
+    noJsonGrpc.close(),
+  ]);
 });
 
 const good = { tenant: 'good', prefix: '/good' };
@@ -304,6 +326,69 @@ t.test('invalid protobuf bytes on gRPC', async (tt) => {
   });
   tt.equal(r.err?.code, grpc.status.INVALID_ARGUMENT, 'INVALID_ARGUMENT');
   await stillServing(tt, 'GRPC');
+});
+
+// What binary protobuf holds and JSON cannot: a Value number NaN or Infinity, a Timestamp out of its range
+t.test('a gRPC request with a NaN, an Infinity or a timestamp out of range: INVALID_ARGUMENT naming it', async (tt) => {
+  const bad = [
+    [
+      'SendMessage',
+      toBinary(
+        SendMessageRequestSchema,
+        create(SendMessageRequestSchema, {
+          tenant: 'good',
+          message: {
+            messageId: 'm',
+            role: Role.USER,
+            parts: [{ content: { case: 'text', value: 'x' } }],
+            metadata: { n: NaN },
+          },
+        }),
+      ),
+      'message.metadata.n',
+    ],
+    [
+      'SendMessage',
+      toBinary(
+        SendMessageRequestSchema,
+        create(SendMessageRequestSchema, {
+          tenant: 'good',
+          message: {
+            messageId: 'm',
+            role: Role.USER,
+            parts: [{ content: { case: 'data', value: { kind: { case: 'numberValue', value: -Infinity } } } }],
+          },
+        }),
+      ),
+      'message.parts[0].data',
+    ],
+    [
+      'ListTasks',
+      toBinary(
+        ListTasksRequestSchema,
+        create(ListTasksRequestSchema, { tenant: 'good', statusTimestampAfter: { seconds: 253_402_300_800n } }),
+      ),
+      'statusTimestampAfter',
+    ],
+  ] as const;
+  for (const [method, bytes, field] of bad) {
+    const r = await callGrpcRaw(gw.grpcAddress, method, Buffer.from(bytes), { 'a2a-version': '1.0' });
+    tt.equal(r.err?.code, grpc.status.INVALID_ARGUMENT, `${field}: INVALID_ARGUMENT`);
+    const status = statusJson(r.err?.metadata.get('grpc-status-details-bin')[0] as Buffer | undefined);
+    const request = (status.details as JsonObject[]).find(
+      (d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest',
+    );
+    tt.equal((request?.fieldViolations as JsonObject[])?.[0]?.field, field, `the violation names ${field}`);
+  }
+  await stillServing(tt, 'GRPC');
+});
+
+t.test("a gRPC agent's answer that JSON cannot write: INVALID_AGENT_RESPONSE in every binding", async (tt) => {
+  for (const inbound of BINDINGS) {
+    const r = await CALLERS[inbound](gw, 'GetTask', { id: 't' }, { tenant: 'nojson', prefix: '/nojson' });
+    isError(tt, inbound, r, 'INVALID_AGENT_RESPONSE');
+    await stillServing(tt, inbound);
+  }
 });
 
 t.test('no route', async (tt) => {

@@ -1,7 +1,8 @@
 // The request validation walk of src/core/validate.ts: REQUIRED fields (§5.7),
 // the route's string length limit (§13.2), Struct/Value nesting depth and the
-// SSRF screen of file part and push-notification URLs (§13), each violation
-// naming the field path the caller sent (google.rpc.BadRequest).
+// SSRF screen of file part and push-notification URLs (§13), what binary
+// protobuf holds and JSON cannot (NaN, Infinity, a timestamp out of range),
+// each violation naming the field path the caller sent (google.rpc.BadRequest).
 import t from 'tap';
 import type { DescMessage } from '@bufbuild/protobuf';
 import {
@@ -9,7 +10,8 @@ import {
   SendMessageRequestSchema as Send,
   TaskSchema,
 } from '../../src/gen/a2a_pb.js';
-import { MAX_STRUCT_DEPTH, requiredViolations, violations } from '../../src/core/validate.js';
+import { answerViolations, MAX_STRUCT_DEPTH, requiredViolations, violations } from '../../src/core/validate.js';
+import { create } from '@bufbuild/protobuf';
 import { readJson, type Json, type JsonObject } from '../../src/proto/json.js';
 
 const fields = (schema: DescMessage, json: JsonObject): string[] =>
@@ -156,4 +158,34 @@ t.test('a valid request has no violations', async (tt) => {
     { configuration: { taskPushNotificationConfig: { url: 'https://hooks.example.com/' } }, metadata: { n: 1 } },
   );
   tt.same(check(req, { maxStringLength: 100, screenUrls: true }), [], 'every check passes: an empty list');
+});
+
+t.test('what binary protobuf holds and JSON cannot: NaN, Infinity, a timestamp out of range', async (tt) => {
+  const msg = (metadata: JsonObject) =>
+    create(Send, {
+      message: { messageId: 'm', role: 1, parts: [{ content: { case: 'text', value: 'x' } }], metadata },
+    });
+  const opts = { maxStringLength: 100, screenUrls: false };
+  tt.same(
+    violations(Send, msg({ a: [1, { b: NaN }] }), opts).map((v) => v.field),
+    ['message.metadata.a[1].b'],
+    'a NaN in a Struct',
+  );
+  tt.same(violations(Send, msg({ a: Infinity }), opts).length, 1, 'an Infinity');
+  tt.same(violations(Send, msg({ a: 1.5, b: -0 }), opts), [], 'finite numbers are fine');
+  const task = (seconds: bigint, nanos: number) =>
+    create(TaskSchema, { id: 't', contextId: 'c', status: { state: 1, timestamp: { seconds, nanos } } });
+  tt.same(
+    answerViolations(TaskSchema, task(0n, 1_000_000_000)).map((v) => v.field),
+    ['status.timestamp'],
+    'nanos past 999,999,999',
+  );
+  tt.equal(answerViolations(TaskSchema, task(253_402_300_800n, 0)).length, 1, 'after 9999-12-31');
+  tt.equal(answerViolations(TaskSchema, task(-62_135_596_801n, 0)).length, 1, 'before 0001-01-01');
+  tt.same(answerViolations(TaskSchema, task(253_402_300_799n, 999_999_999)), [], 'the last instant is fine');
+  tt.same(
+    answerViolations(TaskSchema, create(TaskSchema, {})),
+    [],
+    'an answer is not held to its REQUIRED fields here (only to what JSON can write)',
+  );
 });
