@@ -54,13 +54,14 @@ export function connectionError(e: unknown, conn: Pick<SessionState, 'error'>, r
 }
 
 /**
- * Resets a call's stream (CANCEL). One node:http2 has not sent yet (its agent's concurrent streams all taken when it
- * was made) is destroyed instead: close() would wait until it is sent, the call's deadline with it.
+ * Resets a call's stream (CANCEL). One node:http2 has not sent yet (just made, or held while its agent's concurrent
+ * streams are all taken) is destroyed as well: close() alone would wait until it is sent, the call's deadline with it.
  */
 export function cancelStream(stream: ClientHttp2Stream): void {
   if (stream.closed) return;
-  if (stream.state?.state === http2.constants.NGHTTP2_STREAM_STATE_IDLE) stream.destroy();
-  else stream.close(http2.constants.NGHTTP2_CANCEL);
+  const unsent = stream.state?.state === http2.constants.NGHTTP2_STREAM_STATE_IDLE;
+  stream.close(http2.constants.NGHTTP2_CANCEL);
+  if (unsent) stream.destroy();
 }
 
 /** Ends a call (through `end`) at its deadline or when its caller goes away; returns what stops watching. */

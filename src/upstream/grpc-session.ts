@@ -6,7 +6,9 @@
 // fails; one more when every session has as many calls open as its agent
 // allows (SETTINGS_MAX_CONCURRENT_STREAMS, nginx's default 128: node:http2
 // would hold the next call until one ends), as Envoy's HTTP/2 pool does, and
-// such an extra session closes after idleMs with no call. Keepalive pings
+// such an extra session closes after idleMs with no call (the origin's budget
+// bounds them: an agent that allows no call counts as allowing one; before its
+// SETTINGS come a session takes 100, as node:http2 does). Keepalive pings
 // while calls are open (an unanswered ping closes the session). A call is
 // POST /<service>/<method> with one 5-byte length-prefixed message; a
 // stream's answer messages are read as the caller pulls them (grpc-stream.ts;
@@ -83,7 +85,12 @@ export class GrpcSession {
 
   /** The oldest usable session with room for one more call, else a new one. */
   private connection(): Connection {
-    for (const conn of this.usable) if (conn.open < conn.limit) return conn;
+    for (let i = 0; i < this.usable.length; i++) {
+      const conn = this.usable[i]!;
+      // closed or destroyed, its 'close' still to come (an idle one closed, a keepalive that failed): never used again
+      if (conn.session.closed || conn.session.destroyed) this.usable.splice(i--, 1);
+      else if (conn.open < conn.limit) return conn;
+    }
     return this.connect();
   }
 
@@ -157,7 +164,11 @@ export class GrpcSession {
     conn.session.unref();
     if (this.usable[0] === conn) return; // the oldest stays, as one connection per agent did
     conn.idle = setTimeout(() => {
-      if (conn.open === 0) conn.session.close();
+      // (the oldest by now, when the one before it went away: kept)
+      if (conn.open > 0 || this.usable[0] === conn) return;
+      const i = this.usable.indexOf(conn);
+      if (i >= 0) this.usable.splice(i, 1);
+      conn.session.close();
     }, this.idleMs);
     conn.idle.unref();
   }

@@ -20,6 +20,8 @@ const ANSWER = Buffer.from('answer');
 const framed = (b: Buffer): Buffer => Buffer.concat([Buffer.from([0, 0, 0, 0, b.length]), b]);
 
 const held: ServerHttp2Stream[] = [];
+/** The bodies of the calls the agent answered at once (not held). */
+const answered: string[] = [];
 const sessions: ServerHttp2Session[] = [];
 const agent = createH2Server({ settings: { maxConcurrentStreams: 2 } });
 agent.on('session', (s) => void sessions.push(s));
@@ -27,6 +29,7 @@ agent.on('stream', (stream, headers) => {
   stream.resume();
   stream.on('end', () => {
     if (headers['x-hold'] === '1') return void held.push(stream);
+    answered.push(String(headers['x-body'] ?? ''));
     answer(stream);
   });
 });
@@ -92,7 +95,7 @@ t.test('a stream node:http2 holds unsent is ended at once by a cancel (not when 
   hold(1);
   hold(2);
   await waitFor(() => held.length === 2, 'the agent holds both streams it allows');
-  const queued = client.request({ ':path': PATH });
+  const queued = client.request({ ':path': PATH, 'x-body': 'queued' });
   queued.on('error', () => undefined); // (node:http2 fails a write to a stream it holds unsent)
   const closed = new Promise((r) => queued.once('close', r));
   queued.end(framed(Buffer.from('q')));
@@ -100,4 +103,12 @@ t.test('a stream node:http2 holds unsent is ended at once by a cancel (not when 
   await closed;
   tt.equal(held.length, 2, 'closed while the agent still held both streams');
   for (const s of held.splice(0)) answer(s);
+  // a call after the slots are free: the cancelled one, had it been held for sending, would have gone before it
+  const after = client.request({ ':path': PATH, 'x-body': 'after' });
+  after.on('error', () => undefined);
+  after.end(framed(Buffer.from('a')));
+  after.resume();
+  await new Promise((r) => after.once('close', r));
+  tt.same(answered.slice(-1), ['after'], 'the agent got the next call');
+  tt.notOk(answered.includes('queued'), 'and never the cancelled one');
 });

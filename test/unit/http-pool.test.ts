@@ -25,6 +25,15 @@ const server: Server = createServer((req, res) => {
   req.on('end', () => {
     if (req.url === '/big') return res.writeHead(200, { 'content-type': 'application/json' }).end('x'.repeat(5000));
     if (req.url === '/slow') return void held.push(() => res.end('late'));
+    if (req.url === '/stall-body') {
+      res.writeHead(200, { 'content-type': 'application/json' }).write('{"part');
+      return void held.push(() => res.end('"}'));
+    }
+    if (req.url === '/chunked-big') {
+      res.writeHead(200, { 'content-type': 'application/json' }); // no length: chunked
+      for (let i = 0; i < 5; i++) res.write('x'.repeat(1000));
+      return void res.end();
+    }
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end('{"ok":true}');
   });
 });
@@ -76,6 +85,16 @@ t.test('an answer over maxResponseBytes: INVALID_AGENT_RESPONSE', async (tt) => 
 t.test('no answer within the timeout: UPSTREAM_TIMEOUT', async (tt) => {
   const e = await failure(quick.request(post('/slow'), new AbortController().signal));
   tt.equal(e.errorName, 'UPSTREAM_TIMEOUT');
+});
+
+t.test('a head, then a body that stops coming: UPSTREAM_TIMEOUT (the timeout covers the whole answer)', async (tt) => {
+  const e = await failure(quick.request(post('/stall-body'), new AbortController().signal));
+  tt.equal(e.errorName, 'UPSTREAM_TIMEOUT');
+});
+
+t.test('a chunked answer (no declared length) past maxResponseBytes: INVALID_AGENT_RESPONSE', async (tt) => {
+  const e = await failure(pool.request(post('/chunked-big'), new AbortController().signal));
+  tt.equal(e.errorName, 'INVALID_AGENT_RESPONSE');
 });
 
 t.test('the caller leaves during the call: CANCELLED', async (tt) => {

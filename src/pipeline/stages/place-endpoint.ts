@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import type { RouteConfig } from '../../config/types.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
+import { DONE } from '../../core/event-stream.js';
 import { answerIds, requestIds, type Affinity, type TaskIds } from '../../upstream/affinity.js';
 import type { Endpoints, Member } from '../../upstream/endpoints.js';
 import type { Answer, Call } from '../call.js';
@@ -55,21 +56,49 @@ interface Placement {
   ids: TaskIds;
 }
 
-/** A stream whose first result was read already: that one, then the rest; `look` sees each event until it says true. */
-async function* resumed<T>(
+/**
+ * A stream whose first result was read already: that one, then the rest; `look` sees each event until it says true
+ * (awaited before the event is passed on). An object, not a generator: return() returns the source even before the
+ * first pull, and a failed pull returns it too, as a generator's `finally` would.
+ */
+function resumed<T>(
   first: IteratorResult<T>,
   it: AsyncIterator<T>,
   look?: (e: T) => Promise<boolean>,
-): AsyncGenerator<T> {
+): AsyncIterableIterator<T> {
+  let pending: IteratorResult<T> | undefined = first;
   let known = look === undefined;
-  try {
-    for (let r = first; !r.done; r = await it.next()) {
-      if (!known) known = await look!(r.value);
-      yield r.value;
-    }
-  } finally {
-    await it.return?.();
-  }
+  let finished = false;
+  const leave = (): void => {
+    if (finished) return;
+    finished = true;
+    void it.return?.()?.catch(() => undefined);
+  };
+  const pass = async (r: IteratorResult<T>): Promise<IteratorResult<T>> => {
+    if (r.done) finished = true;
+    else if (!known) known = await look!(r.value);
+    return r;
+  };
+  const failed = (e: unknown): never => {
+    leave();
+    throw e;
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next() {
+      if (finished) return Promise.resolve(DONE);
+      const r = pending;
+      pending = undefined;
+      return (r ? pass(r) : it.next().then(pass)).catch(failed);
+    },
+    return() {
+      pending = undefined;
+      leave();
+      return Promise.resolve(DONE);
+    },
+  };
 }
 
 export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log: Logger): Stage {
