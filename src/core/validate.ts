@@ -28,8 +28,11 @@ export interface ValidationOptions {
   maxStringLength: number;
   /** Screen URL fields (the route's ssrfGuard). */
   screenUrls: boolean;
-  /** Check the REQUIRED fields (not for answers: only what JSON cannot hold is checked there). */
-  required?: boolean;
+  /**
+   * An agent's answer (answerViolations): only what JSON cannot hold is checked, on the fields that can hold it —
+   * no REQUIRED fields, string lengths or nesting depth.
+   */
+  answer?: boolean;
 }
 
 /** Timestamp's range (0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z), as its JSON form allows. */
@@ -79,7 +82,21 @@ class Walk {
     }
   }
 
-  /** A Struct/Value as plain JSON (how protobuf-es holds singular Struct fields). */
+  /** A Struct/Value/ListValue message (a oneof member such as Part.data): walked as the JSON it stands for. */
+  wkt(typeName: string, v: unknown, depth: number): void {
+    let json: unknown;
+    try {
+      json = toJson(descriptors.get(typeName)!, v as Message);
+    } catch (e) {
+      return this.violation(this.at(), (e as Error).message); // a number value NaN or Infinity, a Value unset
+    }
+    this.json(json, depth);
+  }
+
+  /**
+   * A Struct/Value as plain JSON (how protobuf-es holds singular Struct fields). Plain data all through: a key such as
+   * "$typeName" in it is a key like any other.
+   */
   json(v: unknown, depth: number): void {
     if (this.full) return;
     if (typeof v === 'string') return this.string(v);
@@ -87,20 +104,8 @@ class Walk {
       return this.violation(this.at(), `${v} is not a number JSON can hold`);
     }
     if (v === null || typeof v !== 'object') return;
-    if (depth > MAX_STRUCT_DEPTH) {
+    if (depth > MAX_STRUCT_DEPTH && !this.opts.answer) {
       return this.violation(this.at(), `nesting deeper than ${MAX_STRUCT_DEPTH} levels`);
-    }
-    if ('$typeName' in v) {
-      // a Struct/Value/ListValue message (e.g. Part.data, a oneof member): walked as the JSON it stands for
-      const desc = descriptors.get((v as { $typeName: string }).$typeName);
-      if (!desc) return;
-      let json: unknown;
-      try {
-        json = toJson(desc, v as Message);
-      } catch (e) {
-        return this.violation(this.at(), (e as Error).message); // a number value NaN or Infinity
-      }
-      return this.json(json, depth);
     }
     if (Array.isArray(v)) {
       v.forEach((item, i) => {
@@ -126,6 +131,7 @@ const WKT_JSON = new Set(['google.protobuf.Struct', 'google.protobuf.Value', 'go
 const TIMESTAMP = 'google.protobuf.Timestamp';
 const descriptors = new Map<string, DescMessage>();
 const compiled = new Map<string, Check>();
+const compiledAnswers = new Map<string, Check>();
 
 function isRequired(f: DescField): boolean {
   return getOption(f, field_behavior).includes(FieldBehavior.REQUIRED);
@@ -140,14 +146,35 @@ function isUnset(f: DescField, v: unknown): boolean {
   return v === '' || v === 0 || v === false || v === 0n;
 }
 
-/** A message value: the generated walk, or the JSON walk for unboxed Struct/Value. */
-function nested(v: unknown, typeName: string, w: Walk, depth: number): void {
-  if (WKT_JSON.has(typeName)) w.json(v, depth + 1);
-  else if (typeName === TIMESTAMP) w.timestamp(v as { seconds: bigint; nanos: number });
-  else compile(typeName)(v as Msg, w, depth);
+/**
+ * A message value: the generated walk, or the JSON walk for a Struct/Value — plain JSON in a singular field (how
+ * protobuf-es holds it), a message in a oneof, list or map (`boxed`).
+ */
+function nested(v: unknown, typeName: string, w: Walk, depth: number, boxed: boolean): void {
+  if (WKT_JSON.has(typeName)) {
+    if (boxed) w.wkt(typeName, v, depth + 1);
+    else w.json(v, depth + 1);
+  } else if (typeName === TIMESTAMP) w.timestamp(v as { seconds: bigint; nanos: number });
+  else compile(typeName, w.opts.answer === true)(v as Msg, w, depth);
 }
 
-function fieldCheck(desc: DescMessage, f: DescField): Check | undefined {
+/** Whether a message of this type can hold what JSON cannot (a Timestamp, a Struct/Value), at any depth. */
+const reachesJsonOnly = new Map<string, boolean>();
+function holdsJsonOnly(typeName: string): boolean {
+  let v = reachesJsonOnly.get(typeName);
+  if (v !== undefined) return v;
+  if (typeName === TIMESTAMP || WKT_JSON.has(typeName)) return true;
+  reachesJsonOnly.set(typeName, false); // while its fields are looked at: a recursive type adds nothing by itself
+  v = (descriptors.get(typeName)?.fields ?? []).some(
+    (f) => f.message !== undefined && holdsJsonOnly(f.message.typeName),
+  );
+  reachesJsonOnly.set(typeName, v);
+  return v;
+}
+
+/** `answers`: only the fields that can hold what JSON cannot (answerViolations). */
+function fieldCheck(desc: DescMessage, f: DescField, answers: boolean): Check | undefined {
+  if (answers && !(f.message && holdsJsonOnly(f.message.typeName))) return undefined;
   const name = f.jsonName;
   const required = isRequired(f);
   const screen = URL_FIELDS.has(`${desc.typeName}.${f.name}`);
@@ -163,8 +190,7 @@ function fieldCheck(desc: DescMessage, f: DescField): Check | undefined {
   return (m, w, depth) => {
     if (w.full) return;
     const v = read(m);
-    if (required && w.opts.required !== false && isUnset(f, v))
-      return w.violation(w.at(name), `${w.at(name)} is required`);
+    if (required && !w.opts.answer && isUnset(f, v)) return w.violation(w.at(name), `${w.at(name)} is required`);
     if (v === undefined || v === null) return;
     if (f.fieldKind === 'scalar') {
       if (typeof v !== 'string') return;
@@ -176,12 +202,12 @@ function fieldCheck(desc: DescMessage, f: DescField): Check | undefined {
       return;
     }
     w.path.push(name);
-    if (f.fieldKind === 'message') nested(v, messageType!, w, depth);
+    if (f.fieldKind === 'message') nested(v, messageType!, w, depth, f.oneof !== undefined);
     else if (f.fieldKind === 'list') {
       (v as unknown[]).forEach((item, i) => {
         w.path.push(i);
         if (isString) w.string(item as string);
-        else if (messageType) nested(item, messageType, w, depth);
+        else if (messageType) nested(item, messageType, w, depth, true);
         w.path.pop();
       });
     } else if (f.fieldKind === 'map') {
@@ -189,7 +215,7 @@ function fieldCheck(desc: DescMessage, f: DescField): Check | undefined {
         w.path.push(k);
         w.key(k);
         if (typeof item === 'string') w.string(item);
-        else if (messageType) nested(item, messageType, w, depth);
+        else if (messageType) nested(item, messageType, w, depth, true);
         w.path.pop();
       }
     }
@@ -203,8 +229,9 @@ function register(desc: DescMessage): void {
   for (const f of desc.fields) if (f.message) register(f.message);
 }
 
-function compile(typeName: string): Check {
-  let check = compiled.get(typeName);
+function compile(typeName: string, answers = false): Check {
+  const cache = answers ? compiledAnswers : compiled;
+  let check = cache.get(typeName);
   if (check) return check;
   const desc = descriptors.get(typeName);
   if (!desc) return () => undefined; // a message type outside the request graph: nothing to check
@@ -212,9 +239,9 @@ function compile(typeName: string): Check {
   check = (m, w, depth) => {
     for (const c of checks) c(m, w, depth);
   };
-  compiled.set(typeName, check); // before the fields: recursive types find it
+  cache.set(typeName, check); // before the fields: recursive types find it
   for (const f of desc.fields) {
-    const c = fieldCheck(desc, f);
+    const c = fieldCheck(desc, f, answers);
     if (c) checks.push(c);
   }
   return check;
@@ -224,13 +251,13 @@ function compile(typeName: string): Check {
 export function violations(schema: DescMessage, message: object, opts: ValidationOptions): FieldViolation[] {
   register(schema);
   const w = new Walk(opts);
-  compile(schema.typeName)(message as Msg, w, 0);
+  compile(schema.typeName, opts.answer === true)(message as Msg, w, 0);
   return w.out;
 }
 
 /** What an answer decoded from binary holds that JSON cannot (a Timestamp out of range, a NaN or Infinity). */
 export function answerViolations(schema: DescMessage, message: object): FieldViolation[] {
-  return violations(schema, message, { maxStringLength: Number.MAX_SAFE_INTEGER, screenUrls: false, required: false });
+  return violations(schema, message, { maxStringLength: Number.MAX_SAFE_INTEGER, screenUrls: false, answer: true });
 }
 
 /** Only the REQUIRED fields (for answers, whose strings the gateway does not limit). */

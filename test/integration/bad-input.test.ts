@@ -42,6 +42,17 @@ const noJsonTask = create(TaskSchema, {
   status: { state: TaskState.COMPLETED, timestamp: { seconds: 1n, nanos: 1_500_000_000 } },
 });
 const noJsonGrpc = await brokenGrpc((cb) => cb(null, Buffer.from(toBinary(TaskSchema, noJsonTask))));
+// a JSON-RPC agent whose answer holds a number past a double's range: JSON.parse reads it as Infinity
+const infinityHttp = await brokenHttp((req, res) => {
+  let body = '';
+  req.on('data', (c: Buffer) => (body += c.toString()));
+  req.on('end', () => {
+    if (req.method === 'GET') return void res.writeHead(404).end();
+    const id = (JSON.parse(body) as { id: number }).id;
+    const task = '{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"},"metadata":{"x":1e999}}';
+    res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":${id},"result":${task}}`);
+  });
+});
 const broken: Record<string, Record<Binding, string>> = {
   refused: {
     JSONRPC: `http://127.0.0.1:${port}/rpc`,
@@ -62,6 +73,17 @@ const routes = [
     match: { pathPrefix: '/small', tenant: 'small' },
     upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' },
     maxBodyBytes: 2048,
+  },
+  {
+    // no tenant: 0.3 callers have none
+    name: 'plain',
+    match: { pathPrefix: '/plain' },
+    upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const },
+  },
+  {
+    name: 'infinity',
+    match: { pathPrefix: '/infinity', tenant: 'infinity' },
+    upstream: { url: `${infinityHttp.url}/rpc`, binding: 'JSONRPC' as const, tenant: 'clear' as const },
   },
   {
     name: 'nojson',
@@ -89,6 +111,7 @@ t.teardown(async () => {
     hangGrpc.close(),
     garbageGrpc.close(),
     noJsonGrpc.close(),
+    infinityHttp.close(),
   ]);
 });
 
@@ -330,36 +353,19 @@ t.test('invalid protobuf bytes on gRPC', async (tt) => {
 
 // What binary protobuf holds and JSON cannot: a Value number NaN or Infinity, a Timestamp out of its range
 t.test('a gRPC request with a NaN, an Infinity or a timestamp out of range: INVALID_ARGUMENT naming it', async (tt) => {
+  const send = (message: Record<string, unknown>) =>
+    toBinary(
+      SendMessageRequestSchema,
+      create(SendMessageRequestSchema, {
+        tenant: 'good',
+        message: { messageId: 'm', role: Role.USER, parts: [{ content: { case: 'text', value: 'x' } }], ...message },
+      }),
+    );
   const bad = [
+    ['SendMessage', send({ metadata: { n: NaN } }), 'message.metadata.n'],
     [
       'SendMessage',
-      toBinary(
-        SendMessageRequestSchema,
-        create(SendMessageRequestSchema, {
-          tenant: 'good',
-          message: {
-            messageId: 'm',
-            role: Role.USER,
-            parts: [{ content: { case: 'text', value: 'x' } }],
-            metadata: { n: NaN },
-          },
-        }),
-      ),
-      'message.metadata.n',
-    ],
-    [
-      'SendMessage',
-      toBinary(
-        SendMessageRequestSchema,
-        create(SendMessageRequestSchema, {
-          tenant: 'good',
-          message: {
-            messageId: 'm',
-            role: Role.USER,
-            parts: [{ content: { case: 'data', value: { kind: { case: 'numberValue', value: -Infinity } } } }],
-          },
-        }),
-      ),
+      send({ parts: [{ content: { case: 'data', value: { kind: { case: 'numberValue', value: -Infinity } } } }] }),
       'message.parts[0].data',
     ],
     [
@@ -383,12 +389,34 @@ t.test('a gRPC request with a NaN, an Infinity or a timestamp out of range: INVA
   await stillServing(tt, 'GRPC');
 });
 
-t.test("a gRPC agent's answer that JSON cannot write: INVALID_AGENT_RESPONSE in every binding", async (tt) => {
-  for (const inbound of BINDINGS) {
-    const r = await CALLERS[inbound](gw, 'GetTask', { id: 't' }, { tenant: 'nojson', prefix: '/nojson' });
-    isError(tt, inbound, r, 'INVALID_AGENT_RESPONSE');
-    await stillServing(tt, inbound);
+t.test("an agent's answer that JSON cannot write: INVALID_AGENT_RESPONSE in every binding", async (tt) => {
+  for (const route of ['nojson', 'infinity']) {
+    for (const inbound of BINDINGS) {
+      const r = await CALLERS[inbound](gw, 'GetTask', { id: 't' }, { tenant: route, prefix: `/${route}` });
+      isError(tt, inbound, r, 'INVALID_AGENT_RESPONSE');
+      await stillServing(tt, inbound);
+    }
   }
+});
+
+t.test("a number past a double's range in a request: the caller's mistake, 1.0 and 0.3 alike", async (tt) => {
+  const message = '{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}],"metadata":{"x":1e999}}';
+  const rpc = await post('/plain', `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":${message}}}`);
+  tt.equal(
+    ((rpc.json as JsonObject).error as JsonObject).code,
+    CATALOGUE.INVALID_PARAMS.jsonRpc,
+    'JSON-RPC InvalidParams',
+  );
+  // a 0.3 REST caller (no A2A-Version, a /v1 path): its request is written back through the 0.3 schema first
+  const v03 = await request(`${gw.httpUrl}/plain/v1/message:send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"message":{"messageId":"m","role":"ROLE_USER","content":[{"text":"x"}],"metadata":{"x":1e999}}}',
+  });
+  const text = await v03.body.text();
+  tt.equal(v03.statusCode, 400, `0.3 REST: 400 (${text})`);
+  tt.notMatch(text, /internal gateway error/);
+  await stillServing(tt, 'HTTP+JSON');
 });
 
 t.test('no route', async (tt) => {

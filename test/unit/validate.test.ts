@@ -184,6 +184,17 @@ t.test('what binary protobuf holds and JSON cannot: NaN, Infinity, a timestamp o
   tt.equal(answerViolations(TaskSchema, task(-62_135_596_801n, 0)).length, 1, 'before 0001-01-01');
   tt.same(answerViolations(TaskSchema, task(253_402_300_799n, 999_999_999)), [], 'the last instant is fine');
   tt.same(
+    violations(Send, msg({ $typeName: 'nope', n: NaN }), opts).map((v) => v.field),
+    ['message.metadata.n'],
+    'a "$typeName" key in a Struct is a key like any other: what is under it is walked',
+  );
+  tt.same(violations(Send, msg({ $typeName: 'google.protobuf.Value' }), opts), [], 'and refused for nothing');
+  tt.same(
+    answerViolations(TaskSchema, create(TaskSchema, { id: 't', metadata: nested(MAX_STRUCT_DEPTH + 5) as JsonObject })),
+    [],
+    'an answer is not held to the nesting limit of requests',
+  );
+  tt.same(
     answerViolations(TaskSchema, create(TaskSchema, {})),
     [],
     'an answer is not held to its REQUIRED fields here (only to what JSON can write)',

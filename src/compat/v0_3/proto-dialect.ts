@@ -27,7 +27,7 @@ import {
   CreateTaskPushNotificationConfigRequestSchema as CreateV03,
   TaskPushNotificationConfigSchema as PushConfigV03,
 } from '../../gen/a2a/v1/a2a_pb.js';
-import { readJson, writeJson } from '../../proto/json.js';
+import { ProtoJsonError, readJson, writeJson } from '../../proto/json.js';
 import { cardFromV03Proto, cardToV03Proto, v03EndpointsOf, type V03Endpoints } from './card.js';
 import { bad, compact, configName, idsOfConfigName, isObject, reqObject, taskIdOfName, taskName } from './common.js';
 import type { Json, JsonObject } from './common.js';
@@ -58,9 +58,17 @@ export function v03Info(method: string): V03MethodInfo {
   return v03Of(m);
 }
 
-/** ProtoJSON read through a 0.3 schema and written back canonical (json names, defaults omitted, unknowns dropped). */
+/**
+ * ProtoJSON read through a 0.3 schema and written back canonical (json names, defaults omitted, unknowns dropped).
+ * What reads but does not write back (a number past a double's range in a Struct: Infinity) is a ProtoJsonError too.
+ */
 function norm(schema: DescMessage, json: unknown): JsonObject {
-  return toJson(schema, readJson(schema, json)) as JsonObject;
+  const message = readJson(schema, json);
+  try {
+    return toJson(schema, message) as JsonObject;
+  } catch (e) {
+    throw new ProtoJsonError([{ field: '(request)', description: (e as Error).message }]);
+  }
 }
 
 const obj = (v: Json | undefined): JsonObject => (isObject(v) ? v : {});
