@@ -169,9 +169,17 @@ async function* http(req: TryRequest, l: Listeners, c: TryClients, signal: Abort
   else yield { type: 'event', data: binding === 'JSONRPC' ? (data as JsonObject).result : data };
 }
 
+/** The details the status carries, when they read as a google.rpc.Status. */
+function statusOf(bin: unknown): ReturnType<typeof statusFromBinary> | undefined {
+  try {
+    return bin instanceof Buffer ? statusFromBinary(bin) : undefined;
+  } catch {
+    return undefined; // (run in a grpc-js callback: a throw there would end the process)
+  }
+}
+
 function grpcFailure(err: grpc.ServiceError): TryEvent {
-  const bin = err.metadata?.get('grpc-status-details-bin')[0];
-  const status = bin instanceof Buffer ? statusFromBinary(bin) : undefined;
+  const status = statusOf(err.metadata?.get('grpc-status-details-bin')[0]);
   return { type: 'error', message: `gRPC ${grpc.status[err.code]} (${err.code}): ${err.details}`, data: status };
 }
 
@@ -202,12 +210,20 @@ async function* grpcCall(req: TryRequest, l: Listeners, c: TryClients, signal: A
   const bytes = toBinary(method.requestSchema, fromJson(method.requestSchema, params as JsonValue));
   const encode = (b: Uint8Array): Buffer => Buffer.from(b);
   const decode = (b: Buffer): Buffer => b;
-  const answer = (b: Buffer): unknown => writeJson(method.responseSchema, fromBinary(method.responseSchema, b));
+  // an answer as the page shows it; bytes it cannot read (an agent's, through a pass-through route) an error event
+  // (run in a grpc-js callback: a throw there would end the process)
+  const answer = (b: Buffer): TryEvent => {
+    try {
+      return { type: 'event', data: writeJson(method.responseSchema, fromBinary(method.responseSchema, b)) };
+    } catch (e) {
+      return { type: 'error', message: `an answer the console cannot read: ${(e as Error).message}` };
+    }
+  };
   const client = c.grpc(l, authority);
   if (!req.stream) {
     const out = await new Promise<TryEvent>((resolve) => {
       const call = client.makeUnaryRequest(path, encode, decode, bytes, md, (err, value) =>
-        resolve(err ? grpcFailure(err) : { type: 'event', data: answer(value!) }),
+        resolve(err ? grpcFailure(err) : answer(value!)),
       );
       signal.addEventListener('abort', () => call.cancel(), { once: true });
     });
@@ -219,7 +235,7 @@ async function* grpcCall(req: TryRequest, l: Listeners, c: TryClients, signal: A
   signal.addEventListener('abort', () => call.cancel(), { once: true });
   yield { type: 'status', status: 'gRPC stream open' };
   try {
-    for await (const m of call as AsyncIterable<Buffer>) yield { type: 'event', data: answer(m) };
+    for await (const m of call as AsyncIterable<Buffer>) yield answer(m);
   } catch (e) {
     yield grpcFailure(e as grpc.ServiceError);
   }
