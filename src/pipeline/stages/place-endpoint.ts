@@ -74,12 +74,15 @@ function resumed<T>(
     finished = true;
     void it.return?.()?.catch(() => undefined);
   };
+  // (after return(), a pull under way is dropped, its event or failure alike, as mapEvents does)
   const pass = async (r: IteratorResult<T>): Promise<IteratorResult<T>> => {
+    if (finished) return DONE;
     if (r.done) finished = true;
     else if (!known) known = await look!(r.value);
     return r;
   };
-  const failed = (e: unknown): never => {
+  const failed = (e: unknown): IteratorResult<T> => {
+    if (finished) return DONE;
     leave();
     throw e;
   };
