@@ -18,7 +18,7 @@ import * as grpc from '@grpc/grpc-js';
 import t from 'tap';
 import { pino } from 'pino';
 import { Pool } from 'undici';
-import type { JsonObject } from '../../src/proto/json.js';
+import { isObject, type JsonObject } from '../../src/proto/json.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { requestBytes, streamEventBytes } from '../helpers/codec.js';
 import { gatewayConfig, userMessage } from '../helpers/harness.js';
@@ -165,10 +165,29 @@ const mutation = <T>(base: T) =>
       ),
     )
     .map(([n, op, key, value]) => mutate(base, n, op, key, value));
+/** Struct data JSON can read and not write back (a number past a double's range), or keys that look like types. */
+const oddMetadata = fc.constantFrom<unknown>(
+  { x: INF },
+  { $typeName: 'x', n: INF },
+  { a: [1, { b: INF }] },
+  {
+    $typeName: 'google.protobuf.Value',
+  },
+);
+/** A task answer or event whose task's metadata is odd, or the base mutated. */
+const mutationOrOdd = (base: JsonObject) =>
+  fc.oneof(
+    mutation(base),
+    oddMetadata.map((metadata) =>
+      isObject(base.task)
+        ? { ...base, task: { ...base.task, metadata } }
+        : mutate(base, 0, 'add', 'metadata', metadata),
+    ),
+  );
 
 /** A JSON-RPC response body for request `id`: the result mutated, an error object, a wrong envelope. */
 const jsonRpcBody = fc.oneof(
-  mutation(RESULT).map((result) => (id: unknown) => ({ jsonrpc: '2.0', id, result })),
+  mutationOrOdd(RESULT).map((result) => (id: unknown) => ({ jsonrpc: '2.0', id, result })),
   fc
     .record({ code: fc.oneof(fc.integer(), fc.jsonValue()), message: fc.jsonValue(), data: fc.jsonValue() })
     .map((error) => (id: unknown) => ({ jsonrpc: '2.0', id, error })),
@@ -234,9 +253,9 @@ function httpAnswers(streaming: boolean): fc.Arbitrary<(id: unknown) => HttpAnsw
 function restAnswers(streaming: boolean): fc.Arbitrary<(id: unknown) => HttpAnswer> {
   const body = streaming
     ? fc
-        .array(fc.oneof(...EVENTS.map(mutation)), { maxLength: 3 })
+        .array(fc.oneof(...EVENTS.map(mutationOrOdd)), { maxLength: 3 })
         .chain((es) => sse(fc.constantFrom('{}', ...es.map((e) => JSON.stringify(e)))))
-    : mutation(RESULT).map((r) => JSON.stringify(r));
+    : mutationOrOdd(RESULT).map((r) => JSON.stringify(r));
   const ok = fc
     .tuple(body, contentType)
     .map(([b, ct]) => () => ({ status: 200, contentType: streaming ? 'text/event-stream' : ct, body: b }));
