@@ -1,7 +1,8 @@
 // Reading an upstream's typed answer from ProtoJSON, whatever the HTTP
-// binding: JSON that does not fit the method's response type, or that holds
-// what cannot be written back (a number past a double's range), is
-// InvalidAgentResponseError (spec §3.3.2), never passed on. A large `raw`
+// binding: JSON that does not fit the method's response type, or (for any
+// A2A version's dialect) that holds what cannot be written back (a number
+// past a double's range), is InvalidAgentResponseError (spec §3.3.2), never
+// passed on. A large `raw`
 // part left in the answer's body is decoded there (proto/json-in.ts).
 import { create } from '@bufbuild/protobuf';
 import { A2AError } from '../errors/a2a-error.js';
@@ -14,16 +15,21 @@ export function responseFromJson(info: MethodInfo, json: unknown, strings: LongS
   if (info.responseSchema.typeName === 'google.protobuf.Empty' && (json === undefined || json === null)) {
     return create(info.responseSchema) as AnyResponse;
   }
-  let response: AnyResponse;
   try {
-    response = strings.read(info.responseSchema, json) as AnyResponse;
+    return strings.read(info.responseSchema, json) as AnyResponse;
   } catch (e) {
     throw A2AError.of(
       'INVALID_AGENT_RESPONSE',
       `upstream answered ${info.name} with something that is not a ${info.responseSchema.name}: ${(e as Error).message}`,
     );
   }
-  // JSON reads what it cannot write back: a number past a double's range (1e999) is Infinity in a Struct
+}
+
+/**
+ * The answer (or stream event) as read, once it holds nothing JSON cannot write back: JSON reads a number past a
+ * double's range (1e999) as Infinity in a Struct. Run by the HTTP upstream clients on what any dialect read.
+ */
+export function writableAnswer<T extends object>(info: MethodInfo, response: T): T {
   const bad = answerViolations(info.responseSchema, response)[0];
   if (bad) {
     throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered ${info.name} with ${bad.field}: ${bad.description}`);

@@ -129,6 +129,7 @@ type Check = (msg: Msg, w: Walk, depth: number) => void;
 
 const WKT_JSON = new Set(['google.protobuf.Struct', 'google.protobuf.Value', 'google.protobuf.ListValue']);
 const TIMESTAMP = 'google.protobuf.Timestamp';
+const STRUCT = 'google.protobuf.Struct';
 const descriptors = new Map<string, DescMessage>();
 const compiled = new Map<string, Check>();
 const compiledAnswers = new Map<string, Check>();
@@ -147,13 +148,13 @@ function isUnset(f: DescField, v: unknown): boolean {
 }
 
 /**
- * A message value: the generated walk, or the JSON walk for a Struct/Value — plain JSON in a singular field (how
- * protobuf-es holds it), a message in a oneof, list or map (`boxed`).
+ * A message value: the generated walk, or the JSON walk for a Struct/Value — protobuf-es holds a Struct field as
+ * plain JSON (of any field kind), a Value or ListValue as a message (walked as the JSON it stands for).
  */
-function nested(v: unknown, typeName: string, w: Walk, depth: number, boxed: boolean): void {
+function nested(v: unknown, typeName: string, w: Walk, depth: number): void {
   if (WKT_JSON.has(typeName)) {
-    if (boxed) w.wkt(typeName, v, depth + 1);
-    else w.json(v, depth + 1);
+    if (typeName === STRUCT) w.json(v, depth + 1);
+    else w.wkt(typeName, v, depth + 1);
   } else if (typeName === TIMESTAMP) w.timestamp(v as { seconds: bigint; nanos: number });
   else compile(typeName, w.opts.answer === true)(v as Msg, w, depth);
 }
@@ -163,11 +164,21 @@ const reachesJsonOnly = new Map<string, boolean>();
 function holdsJsonOnly(typeName: string): boolean {
   let v = reachesJsonOnly.get(typeName);
   if (v !== undefined) return v;
-  if (typeName === TIMESTAMP || WKT_JSON.has(typeName)) return true;
-  reachesJsonOnly.set(typeName, false); // while its fields are looked at: a recursive type adds nothing by itself
-  v = (descriptors.get(typeName)?.fields ?? []).some(
-    (f) => f.message !== undefined && holdsJsonOnly(f.message.typeName),
-  );
+  // every type reachable from it, looked at once (a search of its own: no half-made answer of a cycle is kept)
+  const seen = new Set<string>([typeName]);
+  const todo = [typeName];
+  v = false;
+  while (todo.length > 0 && !v) {
+    const t = todo.pop()!;
+    if (t === TIMESTAMP || WKT_JSON.has(t)) v = true;
+    for (const f of descriptors.get(t)?.fields ?? []) {
+      const m = f.message?.typeName;
+      if (m !== undefined && !seen.has(m)) {
+        seen.add(m);
+        todo.push(m);
+      }
+    }
+  }
   reachesJsonOnly.set(typeName, v);
   return v;
 }
@@ -202,12 +213,12 @@ function fieldCheck(desc: DescMessage, f: DescField, answers: boolean): Check | 
       return;
     }
     w.path.push(name);
-    if (f.fieldKind === 'message') nested(v, messageType!, w, depth, f.oneof !== undefined);
+    if (f.fieldKind === 'message') nested(v, messageType!, w, depth);
     else if (f.fieldKind === 'list') {
       (v as unknown[]).forEach((item, i) => {
         w.path.push(i);
         if (isString) w.string(item as string);
-        else if (messageType) nested(item, messageType, w, depth, true);
+        else if (messageType) nested(item, messageType, w, depth);
         w.path.pop();
       });
     } else if (f.fieldKind === 'map') {
@@ -215,7 +226,7 @@ function fieldCheck(desc: DescMessage, f: DescField, answers: boolean): Check | 
         w.path.push(k);
         w.key(k);
         if (typeof item === 'string') w.string(item);
-        else if (messageType) nested(item, messageType, w, depth, true);
+        else if (messageType) nested(item, messageType, w, depth);
         w.path.pop();
       }
     }

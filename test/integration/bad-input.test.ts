@@ -48,8 +48,11 @@ const infinityHttp = await brokenHttp((req, res) => {
   req.on('data', (c: Buffer) => (body += c.toString()));
   req.on('end', () => {
     if (req.method === 'GET') return void res.writeHead(404).end();
-    const id = (JSON.parse(body) as { id: number }).id;
-    const task = '{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"},"metadata":{"x":1e999}}';
+    const { id, method } = JSON.parse(body) as { id: number; method: string };
+    const task =
+      method === 'tasks/get' // an A2A 0.3 agent's task
+        ? '{"kind":"task","id":"t","contextId":"c","status":{"state":"completed"},"metadata":{"x":1e999}}'
+        : '{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"},"metadata":{"x":1e999}}';
     res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":${id},"result":${task}}`);
   });
 });
@@ -84,6 +87,16 @@ const routes = [
     name: 'infinity',
     match: { pathPrefix: '/infinity', tenant: 'infinity' },
     upstream: { url: `${infinityHttp.url}/rpc`, binding: 'JSONRPC' as const, tenant: 'clear' as const },
+  },
+  {
+    name: 'infinity03',
+    match: { pathPrefix: '/infinity03', tenant: 'infinity03' },
+    upstream: {
+      url: `${infinityHttp.url}/rpc`,
+      binding: 'JSONRPC' as const,
+      version: '0.3' as const,
+      tenant: 'clear' as const,
+    },
   },
   {
     name: 'nojson',
@@ -390,7 +403,7 @@ t.test('a gRPC request with a NaN, an Infinity or a timestamp out of range: INVA
 });
 
 t.test("an agent's answer that JSON cannot write: INVALID_AGENT_RESPONSE in every binding", async (tt) => {
-  for (const route of ['nojson', 'infinity']) {
+  for (const route of ['nojson', 'infinity', 'infinity03']) {
     for (const inbound of BINDINGS) {
       const r = await CALLERS[inbound](gw, 'GetTask', { id: 't' }, { tenant: route, prefix: `/${route}` });
       isError(tt, inbound, r, 'INVALID_AGENT_RESPONSE');

@@ -178,11 +178,11 @@ const oddMetadata = fc.constantFrom<unknown>(
 const mutationOrOdd = (base: JsonObject) =>
   fc.oneof(
     mutation(base),
-    oddMetadata.map((metadata) =>
-      isObject(base.task)
-        ? { ...base, task: { ...base.task, metadata } }
-        : mutate(base, 0, 'add', 'metadata', metadata),
-    ),
+    // on the payload: the task, the status or artifact update
+    oddMetadata.map((metadata) => {
+      const [key, payload] = Object.entries(base)[0]!;
+      return isObject(payload) ? { ...base, [key]: { ...payload, metadata } } : base;
+    }),
   );
 
 /** A JSON-RPC response body for request `id`: the result mutated, an error object, a wrong envelope. */

@@ -8,6 +8,7 @@ import type { DescMessage } from '@bufbuild/protobuf';
 import {
   AuthorizationCodeOAuthFlowSchema,
   SendMessageRequestSchema as Send,
+  StreamResponseSchema,
   TaskSchema,
 } from '../../src/gen/a2a_pb.js';
 import { answerViolations, MAX_STRUCT_DEPTH, requiredViolations, violations } from '../../src/core/validate.js';
@@ -193,6 +194,35 @@ t.test('what binary protobuf holds and JSON cannot: NaN, Infinity, a timestamp o
     answerViolations(TaskSchema, create(TaskSchema, { id: 't', metadata: nested(MAX_STRUCT_DEPTH + 5) as JsonObject })),
     [],
     'an answer is not held to the nesting limit of requests',
+  );
+  const nan = { x: NaN };
+  const deepTask = create(TaskSchema, {
+    id: 't',
+    status: { state: 1, message: { messageId: 'm', role: 2, parts: [], metadata: nan } },
+    history: [
+      {
+        messageId: 'h',
+        role: 1,
+        parts: [{ content: { case: 'data', value: { kind: { case: 'numberValue', value: NaN } } } }],
+      },
+    ],
+    artifacts: [{ artifactId: 'a', parts: [{ content: { case: 'text', value: 'x' }, metadata: nan }] }],
+  });
+  tt.same(
+    answerViolations(TaskSchema, deepTask).map((v) => v.field),
+    ['status.message.metadata.x', 'artifacts[0].parts[0].metadata.x', 'history[0].parts[0].data'],
+    'wherever in an answer: a status message, a part of the history, an artifact part',
+  );
+  const update = create(StreamResponseSchema, {
+    payload: {
+      case: 'statusUpdate',
+      value: { taskId: 't', status: { state: 1, timestamp: { seconds: 0n, nanos: -1 } } },
+    },
+  });
+  tt.same(
+    answerViolations(StreamResponseSchema, update).map((v) => v.field),
+    ['statusUpdate.status.timestamp'],
+    'and in a stream event',
   );
   tt.same(
     answerViolations(TaskSchema, create(TaskSchema, {})),

@@ -10,7 +10,7 @@
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
 import { mapEvents, oneEvent } from '../../core/event-stream.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
-import { responseFromJson } from '../../core/response.js';
+import { responseFromJson, writableAnswer } from '../../core/response.js';
 import { upstreamHeaders } from '../../core/service-params.js';
 import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
@@ -97,7 +97,7 @@ export class JsonRpcUpstream implements UpstreamClient {
     if (!('result' in json))
       throw A2AError.of('INVALID_AGENT_RESPONSE', 'upstream JSON-RPC response has neither result nor error');
     try {
-      return this.dialect.result(info, json.result, strings);
+      return writableAnswer(info, this.dialect.result(info, json.result, strings));
     } catch (e) {
       if (e instanceof A2AError) throw e;
       throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered ${info.name} with ${(e as Error).message}`);

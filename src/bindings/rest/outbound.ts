@@ -9,7 +9,7 @@
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
 import { mapEvents, oneEvent } from '../../core/event-stream.js';
 import type { AnyResponse, HttpRule, MethodInfo } from '../../core/methods.js';
-import { responseFromJson } from '../../core/response.js';
+import { responseFromJson, writableAnswer } from '../../core/response.js';
 import { upstreamHeaders } from '../../core/service-params.js';
 import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
@@ -131,10 +131,10 @@ export class RestUpstream implements UpstreamClient {
     return this.checked(info, () => this.dialect.answer(info, body?.value, strings));
   }
 
-  /** A translation that fails on the upstream's answer is an invalid agent answer. */
-  private checked<T>(info: MethodInfo, read: () => T): T {
+  /** A translation that fails on the upstream's answer, or holds what JSON cannot write, is an invalid agent answer. */
+  private checked<T extends object>(info: MethodInfo, read: () => T): T {
     try {
-      return read();
+      return writableAnswer(info, read());
     } catch (e) {
       if (e instanceof A2AError) throw e;
       throw A2AError.of('INVALID_AGENT_RESPONSE', `upstream answered ${info.name} with ${(e as Error).message}`);
