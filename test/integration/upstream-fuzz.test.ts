@@ -1,5 +1,5 @@
 // Fuzzing what agents answer (fast-check): a raw HTTP agent answers the
-// gateway's JSON-RPC and REST calls, unary and streaming, with random and
+// gateway's JSON-RPC (A2A 1.0 and 0.3) and REST calls, unary and streaming, with random and
 // mutated answers — a valid result with fields replaced, removed or added,
 // wrong or missing JSON-RPC ids and versions, random error objects, random
 // bytes under any status and content type, SSE with random events, CRLF and
@@ -9,7 +9,7 @@
 // answer of its own binding; a failure is the agent's (INVALID_AGENT_RESPONSE,
 // UPSTREAM_*) or the agent's own error, never an exception of the gateway's
 // ("internal gateway error"); the gateway keeps serving.
-// FUZZ_RUNS sets the cases per property (`npm test` 200; `npm run fuzz` sets 100,000).
+// FUZZ_RUNS / 5 is the cases per property (`npm test` 200; `npm run fuzz` 20,000).
 import { createServer } from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -90,6 +90,17 @@ const gw = await startGateway(
       name: 'j',
       match: { pathPrefix: '/j', tenant: 'j' },
       upstream: { url: `${httpBase}/rpc`, binding: 'JSONRPC' as const, tenant: 'clear' as const },
+      ssrfGuard: false,
+    },
+    {
+      name: 'j03',
+      match: { pathPrefix: '/j03', tenant: 'j03' },
+      upstream: {
+        url: `${httpBase}/rpc`,
+        binding: 'JSONRPC' as const,
+        version: '0.3' as const,
+        tenant: 'clear' as const,
+      },
       ssrfGuard: false,
     },
     {
@@ -185,14 +196,44 @@ const mutationOrOdd = (base: JsonObject) =>
     }),
   );
 
-/** A JSON-RPC response body for request `id`: the result mutated, an error object, a wrong envelope. */
-const jsonRpcBody = fc.oneof(
-  mutationOrOdd(RESULT).map((result) => (id: unknown) => ({ jsonrpc: '2.0', id, result })),
-  fc
-    .record({ code: fc.oneof(fc.integer(), fc.jsonValue()), message: fc.jsonValue(), data: fc.jsonValue() })
-    .map((error) => (id: unknown) => ({ jsonrpc: '2.0', id, error })),
-  fc.record({ jsonrpc: fc.jsonValue(), id: fc.jsonValue(), result: fc.jsonValue({ maxDepth: 2 }) }).map((o) => () => o),
+/** An A2A 0.3 agent's task and status update (JSON-RPC 0.3: kinds, lower-case states and roles). */
+const TASK03: JsonObject = {
+  kind: 'task',
+  id: 't-1',
+  contextId: 'c-1',
+  status: { state: 'completed', timestamp: '2026-01-02T03:04:05.678Z' },
+  artifacts: [{ artifactId: 'a-1', parts: [{ kind: 'text', text: 'out' }] }],
+  history: [{ kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'in' }] }],
+  metadata: { n: 1 },
+};
+const STATUS03: JsonObject = {
+  kind: 'status-update',
+  taskId: 't-1',
+  contextId: 'c-1',
+  status: { state: 'working' },
+  final: false,
+};
+/** 0.3 results: mutated, or with odd metadata. */
+const results03 = fc.oneof(
+  ...[TASK03, STATUS03].map((base) =>
+    fc.oneof(
+      mutation(base),
+      oddMetadata.map((metadata) => ({ ...base, metadata })),
+    ),
+  ),
 );
+
+/** A JSON-RPC response body for request `id`: the result mutated, an error object, a wrong envelope. */
+const jsonRpcBodies = (results: fc.Arbitrary<unknown>) =>
+  fc.oneof(
+    results.map((result) => (id: unknown) => ({ jsonrpc: '2.0', id, result })),
+    fc
+      .record({ code: fc.oneof(fc.integer(), fc.jsonValue()), message: fc.jsonValue(), data: fc.jsonValue() })
+      .map((error) => (id: unknown) => ({ jsonrpc: '2.0', id, error })),
+    fc
+      .record({ jsonrpc: fc.jsonValue(), id: fc.jsonValue(), result: fc.jsonValue({ maxDepth: 2 }) })
+      .map((o) => () => o),
+  );
 const noise = fc.oneof(
   fc.string({ maxLength: 60 }),
   fc.uint8Array({ maxLength: 60 }).map((b) => Buffer.from(b)),
@@ -223,7 +264,12 @@ const sse = (data: fc.Arbitrary<string>) =>
       return tear > 15 ? text.slice(0, text.length - tear) : text;
     });
 
-function httpAnswers(streaming: boolean): fc.Arbitrary<(id: unknown) => HttpAnswer> {
+/** A JSON-RPC agent's answers: `results` (1.0 by default) in a response, errors, wrong envelopes, noise. */
+function httpAnswers(
+  streaming: boolean,
+  results: fc.Arbitrary<unknown> = mutationOrOdd(RESULT),
+): fc.Arbitrary<(id: unknown) => HttpAnswer> {
+  const jsonRpcBody = jsonRpcBodies(results);
   const json = jsonRpcBody.map((f) => (id: unknown) => ({
     status: 200,
     contentType: 'application/json',
@@ -352,6 +398,12 @@ function viaGrpc(tenant: string, streaming: boolean): Promise<boolean> {
 const AGENTS = [
   { name: 'JSON-RPC', route: 'j', answers: httpAnswers, give: (a: (id: unknown) => HttpAnswer) => (httpAnswer = a) },
   { name: 'REST', route: 'r', answers: restAnswers, give: (a: (id: unknown) => HttpAnswer) => (httpAnswer = a) },
+  {
+    name: 'JSON-RPC 0.3',
+    route: 'j03',
+    answers: (streaming: boolean) => httpAnswers(streaming, results03),
+    give: (a: (id: unknown) => HttpAnswer) => (httpAnswer = a),
+  },
   { name: 'gRPC', route: 'g', answers: () => grpcAnswers, give: (a: GrpcAnswer) => (grpcAnswer = a) },
 ] as const;
 
