@@ -62,12 +62,6 @@ export function forwardHttp(target: RelayTarget, req: HttpRelayRequest): Promise
   const kind = target.streaming ? 'stream' : 'unary';
   const upstreams = target.generation.upstreams;
   const pool = upstreams.httpPool(url.origin, target.route.upstream.tls, kind);
-  let release: () => void;
-  try {
-    release = upstreams.admit(url.origin, kind);
-  } catch (e) {
-    return Promise.reject(e as Error); // the origin's budget is spent (UPSTREAM_OVERLOADED)
-  }
   const timeoutMs = target.route.timeoutMs;
   const signal = target.signal;
   return requestPulled(
@@ -84,7 +78,7 @@ export function forwardHttp(target: RelayTarget, req: HttpRelayRequest): Promise
       // a streaming method's answer is piped as it comes, whatever its length; a unary one is capped as a translated
       // call's (maxResponseBytes: past it INVALID_AGENT_RESPONSE, or the piped answer cut)
       ...(target.streaming ? {} : { wholeMax: WHOLE_MAX, maxBytes: target.route.maxResponseBytes }),
-      release,
+      admit: () => upstreams.admit(url.origin, kind),
       failure: (e, timedOut, stage) => transportFailure(e, signal, timedOut, stage, timeoutMs),
     },
   ).then((answer): Answer => ({

@@ -144,20 +144,12 @@ export class HttpPool {
 
   /** A unary request: the whole answer within the timeout, gathered as it arrives (pulled-answer.ts). */
   request(opts: HttpRequestOptions, signal: AbortLike): Promise<UpstreamAnswer> {
-    // a caller already gone sends nothing (and costs no pooled connection)
-    if (signal.aborted) return Promise.reject(A2AError.of('CANCELLED', 'the call was cancelled'));
-    let release: () => void;
-    try {
-      release = this.upstreams.admit(this.origin, 'unary');
-    } catch (e) {
-      return Promise.reject(e as Error); // the origin's budget is spent (UPSTREAM_OVERLOADED)
-    }
     const answer = requestPulled(this.pool, sendable(opts), {
       signal,
       timeoutMs: this.timeoutMs,
       gather: true,
       maxBytes: this.maxResponseBytes,
-      release,
+      admit: () => this.upstreams.admit(this.origin, 'unary'),
       failure: (e, timedOut) => this.failure(e, signal, timedOut, 'request'),
     });
     return answer.then((res) => ({
@@ -178,7 +170,7 @@ export class HttpPool {
       signal,
       timeoutMs: this.timeoutMs,
       // the stream's budget is held until its body is done with (read, failed or dropped)
-      release: this.upstreams.admit(this.origin, 'stream'),
+      admit: () => this.upstreams.admit(this.origin, 'stream'),
       failure: (e, timedOut, stage) => this.failure(e, signal, timedOut, stage),
     });
     const body = res.body;

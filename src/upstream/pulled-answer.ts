@@ -11,7 +11,7 @@
 // connection (up to its 10 s connect timeout). The body is a Readable that its
 // reader pulls (the upstream is paused while the caller is slow), with no
 // overall timeout; a small answer of declared length can come whole, as one
-// buffer. The agent's budget (`release`) is held until undici lets go of the
+// buffer. The agent's budget (`admit`) is held until undici lets go of the
 // request and the body is done with (read to its end, failed or dropped).
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
@@ -61,8 +61,11 @@ export interface PulledOptions {
   gather?: boolean;
   /** The largest body taken (the route's maxResponseBytes): past it INVALID_AGENT_RESPONSE, and the body dropped. */
   maxBytes?: number;
-  /** Gives the agent's budget back (called once). */
-  release(): void;
+  /**
+   * Takes a unit of the agent's budget (throws when it is spent: the call is refused with that error, nothing sent)
+   * and returns what gives it back (called once). Not called for a caller already gone.
+   */
+  admit(): () => void;
   /** A transport failure as the call's error: before the head ('request') or in the body ('body'). */
   failure(e: Error, timedOut: boolean, stage: 'request' | 'body'): Error;
 }
@@ -88,17 +91,20 @@ export function requestPulled(
   opts: Dispatcher.DispatchOptions,
   o: PulledOptions,
 ): Promise<PulledAnswer> {
+  // a caller already gone sends nothing (and takes no budget)
+  if (o.signal.aborted) return Promise.reject(o.failure(new Error('caller gone'), false, 'request'));
+  let release: () => void;
+  try {
+    release = o.admit();
+  } catch (e) {
+    return Promise.reject(e as Error); // the agent's budget is spent (UPSTREAM_OVERLOADED)
+  }
   let released = false;
   const done = (): void => {
     if (released) return;
     released = true;
-    o.release();
+    release();
   };
-  // a caller already gone sends nothing
-  if (o.signal.aborted) {
-    done();
-    return Promise.reject(o.failure(new Error('caller gone'), false, 'request'));
-  }
   return new Promise<PulledAnswer>((resolve, reject) => {
     let timedOut = false;
     let status = 0;
@@ -201,7 +207,7 @@ export async function getWithin(
       dispatcher,
       { origin: u.origin, path: `${u.pathname}${u.search}`, method: 'GET', headers },
       // (no head timer of its own: the one above stops the whole fetch)
-      { signal: stop, release: () => undefined, failure },
+      { signal: stop, admit: () => () => undefined, failure },
     );
     const body = await readCapped(res.body, res.headers, maxBytes).catch((e: Error) => {
       throw failure(e);

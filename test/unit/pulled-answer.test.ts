@@ -37,13 +37,13 @@ t.teardown(async () => {
   await new Promise((r) => server.close(r));
 });
 
-/** Options whose release counts, and whose failures say their stage. */
+/** Options whose budget release counts, and whose failures say their stage. */
 function options(signal = new CallSignal()): PulledOptions & { released: number } {
   const o = {
     signal,
     timeoutMs: 5000,
     released: 0,
-    release: () => void o.released++,
+    admit: () => () => void o.released++,
     failure: (e: Error, _timedOut: boolean, stage: 'request' | 'body') =>
       new Error(`${stage}: ${signal.aborted ? 'caller gone' : e.message}`),
   };
