@@ -2,8 +2,8 @@
 // binding: JSON that does not fit the method's response type, or (for any
 // A2A version's dialect) that holds what cannot be written back (a number
 // past a double's range), is InvalidAgentResponseError (spec §3.3.2), never
-// passed on. A large `raw`
-// part left in the answer's body is decoded there (proto/json-in.ts).
+// passed on. A large `raw` part left in the answer's body is decoded there
+// (proto/json-in.ts).
 import { create } from '@bufbuild/protobuf';
 import { A2AError } from '../errors/a2a-error.js';
 import { NO_LONG_STRINGS, type LongStrings } from '../proto/json-in.js';

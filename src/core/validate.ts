@@ -166,16 +166,16 @@ function holdsJsonOnly(typeName: string): boolean {
   if (v !== undefined) return v;
   // every type reachable from it, looked at once (a search of its own: no half-made answer of a cycle is kept)
   const seen = new Set<string>([typeName]);
-  const todo = [typeName];
+  const queue = [typeName];
   v = false;
-  while (todo.length > 0 && !v) {
-    const t = todo.pop()!;
+  while (queue.length > 0 && !v) {
+    const t = queue.pop()!;
     if (t === TIMESTAMP || WKT_JSON.has(t)) v = true;
     for (const f of descriptors.get(t)?.fields ?? []) {
       const m = f.message?.typeName;
       if (m !== undefined && !seen.has(m)) {
         seen.add(m);
-        todo.push(m);
+        queue.push(m);
       }
     }
   }
