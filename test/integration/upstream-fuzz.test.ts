@@ -19,6 +19,7 @@ import t from 'tap';
 import { pino } from 'pino';
 import { Pool } from 'undici';
 import { isObject, type JsonObject } from '../../src/proto/json.js';
+import type { Binding } from '../../src/config/types.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { requestBytes, streamEventBytes } from '../helpers/codec.js';
 import { gatewayConfig, userMessage } from '../helpers/harness.js';
@@ -84,37 +85,19 @@ grpcAgent.on('stream', (stream) => {
 await new Promise<void>((r) => grpcAgent.listen(0, '127.0.0.1', r));
 const grpcAddress = `127.0.0.1:${(grpcAgent.address() as AddressInfo).port}`;
 
+/** A translated route per agent: path prefix and tenant `name`, the agent's tenant cleared. */
+const route = (name: string, url: string, binding: Binding, version: '1.0' | '0.3' = '1.0') => ({
+  name,
+  match: { pathPrefix: `/${name}`, tenant: name },
+  upstream: { url, binding, version, tenant: 'clear' as const },
+  ssrfGuard: false,
+});
 const gw = await startGateway(
   gatewayConfig([
-    {
-      name: 'j',
-      match: { pathPrefix: '/j', tenant: 'j' },
-      upstream: { url: `${httpBase}/rpc`, binding: 'JSONRPC' as const, tenant: 'clear' as const },
-      ssrfGuard: false,
-    },
-    {
-      name: 'j03',
-      match: { pathPrefix: '/j03', tenant: 'j03' },
-      upstream: {
-        url: `${httpBase}/rpc`,
-        binding: 'JSONRPC' as const,
-        version: '0.3' as const,
-        tenant: 'clear' as const,
-      },
-      ssrfGuard: false,
-    },
-    {
-      name: 'r',
-      match: { pathPrefix: '/r', tenant: 'r' },
-      upstream: { url: `${httpBase}/rest`, binding: 'HTTP+JSON' as const, tenant: 'clear' as const },
-      ssrfGuard: false,
-    },
-    {
-      name: 'g',
-      match: { pathPrefix: '/g', tenant: 'g' },
-      upstream: { url: grpcAddress, binding: 'GRPC' as const, tenant: 'clear' as const },
-      ssrfGuard: false,
-    },
+    route('j', `${httpBase}/rpc`, 'JSONRPC'),
+    route('j03', `${httpBase}/rpc`, 'JSONRPC', '0.3'),
+    route('r', `${httpBase}/rest`, 'HTTP+JSON'),
+    route('g', grpcAddress, 'GRPC'),
   ]),
   pino({ level: 'silent' }),
 );
