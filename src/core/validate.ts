@@ -6,9 +6,9 @@
 // (with the route's SSRF guard) file part and push-notification URLs screened,
 // and what binary protobuf holds but JSON cannot (a Timestamp outside
 // 0001–9999 or with nanos past 999,999,999, a Value number NaN or Infinity):
-// such a request is INVALID_PARAMS, and an agent's gRPC answer holding one
-// INVALID_AGENT_RESPONSE (answerViolations), instead of failing where it
-// would be written as JSON.
+// such a request is INVALID_PARAMS, and an agent's answer holding one (any
+// binding and version) INVALID_AGENT_RESPONSE (answerViolations), instead of
+// failing where it would be written as JSON.
 // Paths are kept as a stack of segments and turned into text only for a
 // violation, so a valid request allocates nothing for them. Bytes fields are
 // bounded by the body limit instead.
@@ -82,7 +82,7 @@ class Walk {
     }
   }
 
-  /** A Struct/Value/ListValue message (a oneof member such as Part.data): walked as the JSON it stands for. */
+  /** A Value/ListValue (a message in protobuf-es, such as Part.data): walked as the JSON it stands for. */
   wkt(typeName: string, v: unknown, depth: number): void {
     let json: unknown;
     try {
@@ -94,7 +94,7 @@ class Walk {
   }
 
   /**
-   * A Struct/Value as plain JSON (how protobuf-es holds singular Struct fields). Plain data all through: a key such as
+   * A Struct as plain JSON (how protobuf-es holds Struct fields), or a Value's JSON. Plain data all through: a key such as
    * "$typeName" in it is a key like any other.
    */
   json(v: unknown, depth: number): void {
