@@ -351,4 +351,26 @@ t.test('bad 0.3 proto input is a ProtoJsonError naming the field', async (tt) =>
     (e) => e instanceof ProtoJsonError,
     'empty event',
   );
+  // what reads and cannot be written back (Infinity in a Struct) is named by where it was: an answer is no request
+  const odd = { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' }, metadata: { x: Infinity } };
+  const unwritable: Array<[string, () => unknown, string]> = [
+    [
+      'a request',
+      () =>
+        requestFromV03Proto('SendMessage', {
+          message: { messageId: 'm', role: 'ROLE_USER', content: [], metadata: { x: Infinity } },
+        }),
+      '(request)',
+    ],
+    ['an answer', () => responseFromV03Proto('GetTask', odd), '(response)'],
+    ['an event', () => eventFromV03Proto({ task: odd }), '(event)'],
+  ];
+  for (const [what, read, field] of unwritable) {
+    throwsWhere(
+      tt,
+      read,
+      (e) => e instanceof ProtoJsonError && e.violations[0]?.field === field,
+      `Infinity in ${what}: ${field}`,
+    );
+  }
 });

@@ -62,12 +62,12 @@ export function v03Info(method: string): V03MethodInfo {
  * ProtoJSON read through a 0.3 schema and written back canonical (json names, defaults omitted, unknowns dropped).
  * What reads but does not write back (a number past a double's range in a Struct: Infinity) is a ProtoJsonError too.
  */
-function norm(schema: DescMessage, json: unknown): JsonObject {
+function norm(schema: DescMessage, json: unknown, where = '(request)'): JsonObject {
   const message = readJson(schema, json);
   try {
     return toJson(schema, message) as JsonObject;
   } catch (e) {
-    throw new ProtoJsonError([{ field: '(request)', description: (e as Error).message }]);
+    throw new ProtoJsonError([{ field: where, description: (e as Error).message }]);
   }
 }
 
@@ -221,7 +221,7 @@ export function responseToV03Proto(
     default:
       out = {};
   }
-  return norm(m.responseSchema, out);
+  return norm(m.responseSchema, out, '(response)');
 }
 
 /** A 0.3 upstream's proto response (ProtoJSON) → the 1.0 response. */
@@ -231,7 +231,7 @@ export function responseFromV03Proto(method: string, json: unknown): AnyResponse
   let v1: JsonObject;
   switch (m.method) {
     case 'SendMessage': {
-      const r = norm(m.responseSchema, reqObject(json, '(response)'));
+      const r = norm(m.responseSchema, reqObject(json, '(response)'), '(response)');
       if (isObject(r.message)) v1 = { message: messageToV1(P.messageFromProto(r.message, 'message'), 'message') };
       else if (isObject(r.task)) v1 = { task: taskToV1(P.taskFromProto(r.task, 'task'), 'task') };
       else return bad('(response)', 'expected "task" or "message"');
@@ -239,16 +239,21 @@ export function responseFromV03Proto(method: string, json: unknown): AnyResponse
     }
     case 'GetTask':
     case 'CancelTask':
-      v1 = taskToV1(P.taskFromProto(norm(m.responseSchema, json), '(response)'), '(response)');
+      v1 = taskToV1(P.taskFromProto(norm(m.responseSchema, json, '(response)'), '(response)'), '(response)');
       break;
     case 'CreateTaskPushNotificationConfig':
     case 'GetTaskPushNotificationConfig':
-      v1 = taskPushConfigToV1(P.taskPushConfigFromProto(norm(m.responseSchema, json), '(response)'), '(response)');
+      v1 = taskPushConfigToV1(
+        P.taskPushConfigFromProto(norm(m.responseSchema, json, '(response)'), '(response)'),
+        '(response)',
+      );
       break;
     case 'ListTaskPushNotificationConfigs': {
-      const r: JsonObject = Array.isArray(json) ? { configs: json as Json[] } : norm(m.responseSchema, json);
+      const r: JsonObject = Array.isArray(json)
+        ? { configs: json as Json[] }
+        : norm(m.responseSchema, json, '(response)');
       const configs = (Array.isArray(r.configs) ? r.configs : []).map((c, i) => {
-        const one = norm(PushConfigV03, c);
+        const one = norm(PushConfigV03, c, `configs[${i}]`);
         return taskPushConfigToV1(P.taskPushConfigFromProto(one, `configs[${i}]`), `configs[${i}]`);
       });
       v1 = compact({ configs, nextPageToken: r.nextPageToken });
@@ -273,12 +278,12 @@ export function eventToV03Proto(event: StreamResponse): JsonObject {
   else if (isObject(j.artifactUpdate))
     out = { artifactUpdate: P.artifactUpdateToProto(artifactUpdateToV03(j.artifactUpdate)) };
   else return bad('(event)', 'a 1.0 stream event with no payload has no 0.3 form');
-  return norm(v03Of('SendStreamingMessage').responseSchema, out);
+  return norm(v03Of('SendStreamingMessage').responseSchema, out, '(event)');
 }
 
 /** A 0.3 StreamResponse (ProtoJSON; `final` dropped) → the 1.0 StreamResponse. */
 export function eventFromV03Proto(json: unknown): StreamResponse {
-  const r = norm(v03Of('SendStreamingMessage').responseSchema, reqObject(json, '(event)'));
+  const r = norm(v03Of('SendStreamingMessage').responseSchema, reqObject(json, '(event)'), '(event)');
   let v1: JsonObject;
   if (isObject(r.task)) v1 = { task: taskToV1(P.taskFromProto(r.task, 'task'), 'task') };
   else if (isObject(r.message)) v1 = { message: messageToV1(P.messageFromProto(r.message, 'message'), 'message') };
