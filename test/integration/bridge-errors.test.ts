@@ -12,7 +12,13 @@ import * as grpc from '@grpc/grpc-js';
 import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
+import { create, toBinary } from '@bufbuild/protobuf';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
+import {
+  GetTaskRequestSchema as GetTaskV03,
+  Role as RoleV03,
+  SendMessageRequestSchema as SendV03,
+} from '../../src/gen/a2a/v1/a2a_pb.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { startEchoAgentV03 } from '../helpers/echo-agent-v03.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug } from '../helpers/harness.js';
@@ -157,6 +163,35 @@ t.test('bad 0.3 REST and gRPC input: 0.3 forms', async (tt) => {
   );
   tt.equal(err?.code, grpc.status.INVALID_ARGUMENT, 'gRPC: undecodable bytes are INVALID_ARGUMENT');
   tt.same(err?.metadata.get('grpc-status-details-bin'), [], 'gRPC: no 1.0 details');
+  // bytes that decode but are no valid request: InvalidParams, its violation told in the message (0.3 has no details)
+  const invalid = [
+    ['GetTask', toBinary(GetTaskV03, create(GetTaskV03, { name: 'jobs/1' })), /^Invalid parameters: name: /],
+    [
+      'SendMessage',
+      toBinary(
+        SendV03,
+        create(SendV03, {
+          request: { messageId: 'm', role: RoleV03.USER, content: [{ part: { case: 'text', value: 'x' } }] },
+          metadata: { x: Infinity }, // binary holds it, JSON cannot write it
+        }),
+      ),
+      /^Invalid parameters: \(request\): /,
+    ],
+  ] as const;
+  for (const [method, bytes, message] of invalid) {
+    const e = await new Promise<grpc.ServiceError | undefined>((resolve) =>
+      grpcClient.makeUnaryRequest(
+        `/a2a.v1.A2AService/${method}`,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.from(bytes),
+        new grpc.Metadata(),
+        (e) => resolve(e ?? undefined),
+      ),
+    );
+    tt.equal(e?.code, grpc.status.INVALID_ARGUMENT, `gRPC ${method}: INVALID_ARGUMENT`);
+    tt.match(e?.details, message, `gRPC ${method}: InvalidParams, naming what is wrong (${e?.details})`);
+  }
 });
 
 t.test("a 0.3 agent's errors reach 1.0 callers as the catalogue's", async (tt) => {

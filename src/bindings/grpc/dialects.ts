@@ -9,13 +9,14 @@
 // 0.3: the 0.3 status table, message only).
 import type * as grpc from '@grpc/grpc-js';
 import { fromBinary, type Message } from '@bufbuild/protobuf';
-import { grpcCodeToV03 } from '../../compat/v0_3/errors.js';
+import { grpcCodeToV03, v03Message } from '../../compat/v0_3/errors.js';
 import { grpcRequestFromV03, grpcResponseToV03 } from '../../compat/v0_3/grpc.js';
 import { V03_GRPC_SERVICE, V03_METHODS } from '../../compat/v0_3/methods.js';
 import type { ProtocolVersion } from '../../config/types.js';
 import { METHODS, methodInfo, type AnyRequest, type AnyResponse, type MethodInfo } from '../../core/methods.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import { concatChunks, toBinaryChunks } from '../../proto/binary-chunks.js';
+import { ProtoJsonError } from '../../proto/json.js';
 import type { Msg } from '../../proto/large-bytes.js';
 import { A2A_SERVICE, peekTenant } from './service.js';
 import { toServiceError } from './status.js';
@@ -64,11 +65,12 @@ export const GRPC_DIALECTS: readonly GrpcDialect[] = [
         return grpcRequestFromV03(rpc, bytes, { proto3Blocking: true }); // absent `blocking` = return at once (proto3)
       } catch (e) {
         if (e instanceof A2AError) throw e;
+        if (e instanceof ProtoJsonError) throw A2AError.invalidParams(e.violations); // read, but not a valid request
         throw parseError(`0.3 ${info.name} request`, e);
       }
     },
     encode: (rpc, _info, answer) => asBuffer(grpcResponseToV03(rpc, answer as AnyResponse)),
     error: (err) =>
-      err.relayed !== undefined ? toServiceError(err) : { code: grpcCodeToV03(err), details: err.message },
+      err.relayed !== undefined ? toServiceError(err) : { code: grpcCodeToV03(err), details: v03Message(err) },
   },
 ];

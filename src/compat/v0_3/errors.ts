@@ -51,9 +51,13 @@ function violationsText(err: A2AError): string {
  * error event). 0.3 has no google.rpc details: field violations go into the message.
  */
 export function errorToV03(err: A2AError): JsonObject {
+  return compact({ code: err.row.jsonRpc, message: v03Message(err), data: errorInfoMetadata(err) });
+}
+
+/** The error's message as 0.3 writes it: its field violations appended (0.3 has no google.rpc details). */
+export function v03Message(err: A2AError): string {
   const violations = violationsText(err);
-  const message = violations ? `${err.message}: ${violations}` : err.message;
-  return compact({ code: err.row.jsonRpc, message, data: errorInfoMetadata(err) });
+  return violations ? `${err.message}: ${violations}` : err.message;
 }
 
 /** An error read from a 0.3 catalogue name, message and `data` object (string fields → ErrorInfo metadata). */

@@ -3,7 +3,16 @@
 // binary — a 0.3 caller's request bytes → the 1.0 request, the 1.0 response
 // or stream event → 0.3 response bytes, and the reverse toward a 0.3
 // upstream — and the 1.0 method a 0.3 gRPC path names.
-import { fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
+import {
+  fromBinary,
+  fromJson,
+  toBinary,
+  toJson,
+  type DescMessage,
+  type JsonValue,
+  type Message,
+} from '@bufbuild/protobuf';
+import { ProtoJsonError } from '../../proto/json.js';
 import type { AnyRequest, AnyResponse, MethodName } from '../../core/methods.js';
 import type { V03Endpoints } from './card.js';
 import { resolveMethod, V03_GRPC_SERVICE } from './methods.js';
@@ -19,7 +28,19 @@ import {
 /** A 0.3 gRPC request (binary a2a.v1 message) → the 1.0 request. */
 export function grpcRequestFromV03(method: string, bytes: Uint8Array, opts?: ProtoReadOptions): AnyRequest {
   const s = v03Info(method).requestSchema;
-  return requestFromV03Proto(method, toJson(s, fromBinary(s, bytes)), opts);
+  return requestFromV03Proto(method, writable(s, fromBinary(s, bytes), '(request)'), opts);
+}
+
+/**
+ * The message's ProtoJSON; what binary holds and JSON cannot write (a Timestamp past year 9999, Infinity in a
+ * Struct) is a ProtoJsonError: bytes that were read, not a valid message.
+ */
+function writable(schema: DescMessage, message: Message, where: string): JsonValue {
+  try {
+    return toJson(schema, message);
+  } catch (e) {
+    throw new ProtoJsonError([{ field: where, description: (e as Error).message }]);
+  }
 }
 
 /** The 1.0 request → a 0.3 gRPC request (binary). */
@@ -41,7 +62,7 @@ export function grpcResponseToV03(
 /** A 0.3 gRPC response message (or stream event), binary → the 1.0 response. */
 export function grpcResponseFromV03(method: string, bytes: Uint8Array): AnyResponse {
   const s = v03Info(method).responseSchema;
-  return responseFromV03Proto(method, toJson(s, fromBinary(s, bytes)));
+  return responseFromV03Proto(method, writable(s, fromBinary(s, bytes), '(response)'));
 }
 
 /** The method a 0.3 gRPC path names ("/a2a.v1.A2AService/TaskSubscription" → SubscribeToTask). */
