@@ -56,6 +56,12 @@ export function extensionsOf(header: HeaderGetter, version: '1.0' | '0.3' = '1.0
   return splitList(checkedValue(name, header(name)));
 }
 
+/** Whether the caller speaks A2A 0.3 by its A2A-Version (header, else query): absent, empty or 0.x (§3.6.2). */
+export function speaksV03(header: HeaderGetter, queryVersion: string | null | undefined): boolean {
+  const v = (header('a2a-version') ?? queryVersion ?? '').trim();
+  return v === '' || v.startsWith('0.');
+}
+
 /** The caller's A2A-Version: the header, else the A2A-Version query parameter (§3.6.1), negotiated. */
 export function versionOf(header: HeaderGetter, queryVersion: string | undefined): string {
   return negotiateVersion(checkedValue('a2a-version', header('a2a-version')) ?? queryVersion);

@@ -4,13 +4,15 @@
 // (RFC 9112 §3.2.2), the refusals made before routing (a Host that is no
 // authority, a dot segment), which binding a path implies (§9 JSON-RPC at the
 // route's root, §11 REST paths) — and how an answer is written: a body, an
-// error given before any route took the call (in the binding the request
-// implies), or a pass-through's body piped with backpressure.
+// error given before any route took the call (in the binding and version
+// the request implies), or a pass-through's body piped with backpressure.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { errorResponse } from '../bindings/jsonrpc/wire.js';
 import { matchRestPath } from '../bindings/rest/paths.js';
 import { restError } from '../bindings/rest/inbound.js';
+import { v03Error } from '../bindings/rest/inbound-v0_3.js';
+import { errorToV03 } from '../compat/v0_3/errors.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { errorHeaders } from '../http/error-headers.js';
 import { bodyLength, PiecedBody } from '../proto/json-out.js';
@@ -142,15 +144,18 @@ function writePieces(res: EdgeResponse, body: Iterable<Buffer>): void {
 
 /**
  * An error before any route handled the call, in the binding the request
- * implies: a POST that is no REST operation is taken for JSON-RPC.
+ * implies (a POST that is no REST operation is taken for JSON-RPC) and the
+ * version the caller speaks (`v03`: no A2A-Version, or 0.x, §3.6.2): a 0.3
+ * JSON-RPC error object, or 0.3's REST `{code, message}` for a path with a
+ * `v1` segment (0.3's REST paths are `/v1/...`, below any route prefix).
  */
-export function earlyError(method: string, rest: string, err: A2AError): HttpAnswer {
+export function earlyError(method: string, rest: string, err: A2AError, v03 = false): HttpAnswer {
   if (isJsonRpcPath(method, rest) || (method === 'POST' && !isRestPath(method, rest))) {
     return {
       status: err.row.http,
       headers: { 'content-type': 'application/json', ...errorHeaders(err) },
-      body: JSON.stringify(errorResponse(null, err)),
+      body: JSON.stringify(v03 ? { jsonrpc: '2.0', id: null, error: errorToV03(err) } : errorResponse(null, err)),
     };
   }
-  return restError(err);
+  return v03 && /(^|\/)v1(\/|$)/i.test(rest) ? v03Error(err) : restError(err);
 }

@@ -22,6 +22,7 @@ import { RestInbound } from '../bindings/rest/inbound.js';
 import { LEGACY_CARD, WELL_KNOWN_CARD } from '../card/upstream-card.js';
 import type { CardService } from '../card/card-service.js';
 import { limitsOf } from '../config/types.js';
+import { speaksV03 } from '../core/service-params.js';
 import { A2AError, asA2AError } from '../errors/a2a-error.js';
 import { BodyRefused, readBody } from '../http/body-reader.js';
 import { corsHeaders, preflight } from '../http/cors.js';
@@ -98,8 +99,15 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
     const url = originForm(req);
     const { path, query } = splitUrl(url);
     const host = hostOf(req);
+    const headers = req.headers;
+    const header = (name: string): string | undefined => {
+      const v = headers[name];
+      return Array.isArray(v) ? v.join(',') : v;
+    };
+    const early = (err: A2AError, below: string): HttpAnswer =>
+      earlyError(method, below, err, speaksV03(header, query.get('A2A-Version')));
     const refuse = (err: A2AError, below = path): void =>
-      send(res, rejected(req, requestId, path, err, earlyError(method, below, err)));
+      send(res, rejected(req, requestId, path, err, early(err, below)));
     if (listener.closing) {
       // a request on a kept-alive connection after close(): the caller tries another replica
       if (req.httpVersionMajor < 2) res.setHeader('connection', 'close');
@@ -123,7 +131,7 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
         if (!(e instanceof BodyRefused)) {
           // the caller went away mid-body: logged and counted as nginx does (499), nothing to answer
           const err = A2AError.of('CANCELLED', 'the caller went away while sending its request body');
-          rejected(req, requestId, path, err, earlyError(method, path, err));
+          rejected(req, requestId, path, err, early(err, path));
           return void res.destroy();
         }
         if (e.closeConnection && req.httpVersionMajor < 2) res.setHeader('connection', 'close');
@@ -139,11 +147,6 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
       if (byHost && !group[0]?.hosts.length) group.unshift(byHost);
     }
     if (group.length === 0) return refuse(A2AError.of('NO_ROUTE', `no route for ${host ?? ''}${path}`));
-    const headers = req.headers;
-    const header = (name: string): string | undefined => {
-      const v = headers[name];
-      return Array.isArray(v) ? v.join(',') : v;
-    };
     // CORS (browser callers from other origins): a preflight is answered here; other answers carry the headers
     const origin = header('origin');
     if (method === 'OPTIONS') {

@@ -11,7 +11,7 @@
 import * as grpc from '@grpc/grpc-js';
 import t from 'tap';
 import { pino } from 'pino';
-import { request } from 'undici';
+import { Client, request } from 'undici';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import {
@@ -134,6 +134,40 @@ t.test('bad 0.3 JSON-RPC input: 0.3 error objects, violations in the message', a
   });
   tt.match(badPart.error, { code: -32602 }, 'an unknown part kind');
   tt.ok(noArrays(badPart.error));
+});
+
+// before a method names the version, the caller's A2A-Version does: none (or 0.x) is 0.3 (§3.6.2)
+t.test('errors before a method is read: 0.3 forms for a caller without A2A-Version, 1.0 with 1.0', async (tt) => {
+  const post = async (path: string, body: string, version?: string) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (version) headers['a2a-version'] = version;
+    const res = await request(`${gw.httpUrl}${path}`, { method: 'POST', headers, body });
+    return { status: res.statusCode, json: (await res.body.json()) as any };
+  };
+  for (const [what, body] of [
+    ['unparsable JSON', '{"jsonrpc": '],
+    ['not a request', '{"jsonrpc":"1.0","id":1,"method":"x"}'],
+    ['an unknown method', '{"jsonrpc":"2.0","id":1,"method":"tasks/nothing"}'],
+    ['a batch item that is no object', '[7]'],
+  ]) {
+    const v03 = await post('/', body!);
+    const error = (Array.isArray(v03.json) ? v03.json[0] : v03.json).error;
+    tt.ok(typeof error.code === 'number' && noArrays(error), `JSON-RPC, ${what}: 0.3's error object`);
+    const v1 = await post('/', body!, '1.0');
+    const error1 = (Array.isArray(v1.json) ? v1.json[0] : v1.json).error;
+    tt.ok(Array.isArray(error1.data), `JSON-RPC, ${what}, A2A-Version 1.0: 1.0's details array`);
+  }
+  // 0.3 REST paths (/v1/...) refused before any operation reads them: `{code, message}`
+  const raw = new Client(gw.httpUrl); // sends the path as written (a URL would resolve its dot segments)
+  tt.teardown(() => raw.close());
+  const get = async (path: string) => {
+    const res = await raw.request({ method: 'GET', path });
+    return { status: res.statusCode, json: (await res.body.json()) as any };
+  };
+  tt.match(await get('/v1/tasks/%zz'), { status: 400, json: { code: -32602, message: /id: malformed/ } }, 'bad %');
+  tt.match(await get('/v1/nothing'), { status: 404, json: { code: -32601 } }, 'no such 0.3 operation');
+  tt.match(await get('/v1/./tasks/t'), { status: 400, json: { code: -32600 } }, 'a dot segment');
+  tt.match(await get('/v1/tasks'), { status: 400, json: { code: -32009 } }, 'a 1.0 operation (ListTasks, tenant v1)');
 });
 
 t.test('bad 0.3 REST and gRPC input: 0.3 forms', async (tt) => {

@@ -16,6 +16,7 @@
 // the 0.3 dialect through the bridge (compat/v0_3), the same envelope inside.
 import { limitsOf, type RouteConfig } from '../../config/types.js';
 import { methodByName, methodInfo, type AnyRequest, type AnyResponse, type MethodInfo } from '../../core/methods.js';
+import { speaksV03 } from '../../core/service-params.js';
 import { errorToV03, eventToV03, requestFromV03, resultToV03 } from '../../compat/v0_3/jsonrpc-dialect.js';
 import { isV03JsonRpcMethod, v03ByJsonRpc } from '../../compat/v0_3/methods.js';
 import type { ProtocolVersion } from '../../config/types.js';
@@ -99,6 +100,14 @@ function streamErrorAnswer(id: JsonRpcId, err: A2AError, dialect: ProtocolVersio
   return { status: 200, headers: errorHeaders(err), sse: { frames: frames(), keepAliveMs: 0 } };
 }
 
+/**
+ * The version an error is written in before the request names a method (whose name tells 0.3 from 1.0, bridge
+ * §1): the caller's A2A-Version, absent or empty being 0.3 (§3.6.2).
+ */
+function versionBeforeMethod(http: HttpCall): ProtocolVersion {
+  return speaksV03(http.header, http.query.get('A2A-Version')) ? '0.3' : '1.0';
+}
+
 function isValidId(id: unknown): id is JsonRpcId {
   return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
 }
@@ -115,7 +124,7 @@ export class JsonRpcInbound {
     const started = process.hrtime.bigint();
     const reject = (err: A2AError): HttpAnswer => {
       this.pipeline.rejected(rejectedInfo(http, 'JSONRPC', started), err);
-      return errorAnswer(null, err);
+      return errorAnswer(null, err, versionBeforeMethod(http));
     };
     if (!JSON_TYPES.has(mediaType(http.header('content-type')))) {
       // §3.3.2 ContentTypeNotSupportedError (-32005), as the official SDK answers it
@@ -176,16 +185,14 @@ export class JsonRpcInbound {
     started: bigint,
   ): Framed {
     if (!isObject(item)) {
-      return {
-        done: true,
-        response: errorResponse(null, A2AError.of('INVALID_REQUEST', 'a JSON-RPC request must be an object')),
-      };
+      const err = A2AError.of('INVALID_REQUEST', 'a JSON-RPC request must be an object');
+      return { done: true, response: errorResponse(null, err, versionBeforeMethod(http)) };
     }
     const { params, ...head } = item;
     const req = strings.materialize(head) as JsonObject;
     const hasId = 'id' in req;
     const id: JsonRpcId = hasId && isValidId(req.id) ? req.id : null;
-    const fail = (err: A2AError, always = false, dialect: ProtocolVersion = '1.0', streaming = false): Framed => {
+    const fail = (err: A2AError, always = false, dialect = versionBeforeMethod(http), streaming = false): Framed => {
       this.pipeline.rejected(rejectedInfo(http, 'JSONRPC', started), err);
       const response = hasId || always ? errorResponse(id, err, dialect) : undefined;
       // a single 0.3 stream's refusal goes out as that stream's error event (streamErrorAnswer)

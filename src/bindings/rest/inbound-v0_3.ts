@@ -20,12 +20,6 @@ import { matchV03RestPath, v03RestRequest } from './paths-v0_3.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-/** Whether the caller speaks 0.3: no A2A-Version (header or query), or a 0.x one (§3.6.2). */
-export function speaksV03(http: HttpCall): boolean {
-  const v = (http.header('a2a-version') ?? http.query.get('A2A-Version') ?? '').trim();
-  return v === '' || v.startsWith('0.');
-}
-
 /** The 0.3 operation at this path, with how to read its request; undefined when the path is none. */
 export function v03Operation(
   http: HttpCall,

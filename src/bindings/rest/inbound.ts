@@ -11,12 +11,13 @@ import type { DescMessage } from '@bufbuild/protobuf';
 import type { RouteConfig } from '../../config/types.js';
 import { methodInfo, type AnyRequest, type MethodInfo } from '../../core/methods.js';
 import { A2AError, asA2AError } from '../../errors/a2a-error.js';
+import { speaksV03 } from '../../core/service-params.js';
 import { errorHeaders } from '../../http/error-headers.js';
 import { readJsonBody } from '../../http/json-body.js';
 import { mediaType, rejectedInfo, relayedAnswer, type HttpAnswer, type HttpCall } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, Call, RelayTarget } from '../../pipeline/call.js';
-import { speaksV03, v03Answer, v03Error, v03Operation } from './inbound-v0_3.js';
+import { v03Answer, v03Error, v03Operation } from './inbound-v0_3.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { isObject, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
 import { NO_LONG_STRINGS, type LongStrings } from '../../proto/json-in.js';
@@ -155,7 +156,15 @@ export class RestInbound {
     const started = process.hrtime.bigint();
     const relay = (target: RelayTarget): Promise<Answer> => relayRest(http, target);
     // a `/v1/...` call of a 0.3 caller is the 0.3 operation (bridge §1); with A2A-Version 1.x, `v1` is a tenant
-    const v03 = speaksV03(http) ? v03Operation(http) : undefined;
+    const v03Caller = speaksV03(http.header, http.query.get('A2A-Version'));
+    let v03: ReturnType<typeof v03Operation>;
+    try {
+      v03 = v03Caller ? v03Operation(http) : undefined;
+    } catch (e) {
+      const err = asA2AError(e); // a 0.3 path whose ids are malformed
+      this.pipeline.rejected(rejectedInfo(http, 'HTTP+JSON', started), err);
+      return v03Error(err);
+    }
     if (v03) {
       const call = this.call(http, candidates, generation, started, methodInfo(v03.info.method), '0.3', '', {
         ...v03.request,
@@ -167,6 +176,9 @@ export class RestInbound {
         return v03Error(asA2AError(e));
       }
     }
+    // a 0.3 caller's `/v1/...` path that is no 0.3 operation (none, or a 1.0 one with `v1` as its tenant, which
+    // needs A2A-Version 1.x): refused in 0.3's form, as a 0.3 agent would refuse it
+    const refused = v03Caller && /^\/v1(\/|$)/i.test(http.path) ? v03Error : restError;
     let call: Call;
     try {
       const { match } = matchRestPath(http.method, http.path);
@@ -188,7 +200,7 @@ export class RestInbound {
     } catch (e) {
       const err = asA2AError(e);
       this.pipeline.rejected(rejectedInfo(http, 'HTTP+JSON', started), err);
-      return restError(err);
+      return refused(err);
     }
     try {
       const result = await this.pipeline.run(call);
@@ -216,7 +228,7 @@ export class RestInbound {
           throw new Error(`unexpected ${result.kind} answer`);
       }
     } catch (e) {
-      return restError(asA2AError(e));
+      return refused(asA2AError(e));
     }
   }
 }

@@ -8,6 +8,7 @@
 // the 1.0 `/{tenant}/...` form.
 import { V03_METHODS, type V03MethodInfo } from '../../compat/v0_3/methods.js';
 import type { MethodName } from '../../core/methods.js';
+import { A2AError } from '../../errors/a2a-error.js';
 import type { JsonObject } from '../../proto/json.js';
 
 interface Compiled {
@@ -22,14 +23,26 @@ const COMPILED: readonly Compiled[] = [...V03_METHODS.values()].map((info) => ({
   ),
 }));
 
-/** A 0.3 route for this verb and path with its percent-decoded ids ([taskId, configId?]); undefined when none. */
+/**
+ * A 0.3 route for this verb and path with its percent-decoded ids ([taskId, configId?]); undefined when none.
+ * A malformed percent-encoding in an id is InvalidParams naming it.
+ */
 export function matchV03RestPath(verb: string, path: string): { info: V03MethodInfo; ids: string[] } | undefined {
   for (const c of COMPILED) {
     if (!(c.info.rest.verbs as readonly string[]).includes(verb)) continue;
     const m = c.regex.exec(path);
-    if (m) return { info: c.info, ids: m.slice(1).map((s) => decodeURIComponent(s)) };
+    if (m) return { info: c.info, ids: m.slice(1).map((s, i) => decoded(s, i === 0 ? 'id' : 'configId')) };
   }
   return undefined;
+}
+
+function decoded(segment: string, field: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    const description = `malformed percent-encoding in path segment "${segment}"`;
+    throw A2AError.invalidParams([{ field, description }]);
+  }
 }
 
 function historyLength(query: URLSearchParams): JsonObject {
