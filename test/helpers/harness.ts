@@ -225,6 +225,30 @@ export function callGrpcRaw(
   });
 }
 
+/** A raw gRPC call's final status (unary or a server stream, its messages dropped), within `deadlineMs`. */
+export function grpcStatusOf(
+  client: grpc.Client,
+  path: string,
+  body: Buffer,
+  streaming: boolean,
+  metadata = new grpc.Metadata(),
+  deadlineMs = 5000,
+): Promise<grpc.StatusObject> {
+  const raw = (b: Buffer): Buffer => b;
+  const opts = { deadline: Date.now() + deadlineMs };
+  return new Promise((resolve) => {
+    const call = streaming
+      ? client.makeServerStreamRequest(path, raw, raw, body, metadata, opts)
+      : client.makeUnaryRequest(path, raw, raw, body, metadata, opts, () => undefined);
+    if (streaming) {
+      const stream = call as grpc.ClientReadableStream<Buffer>;
+      stream.on('data', () => undefined);
+      stream.on('error', () => undefined); // the status says it
+    }
+    call.on('status', resolve);
+  });
+}
+
 export async function callGrpc(
   gw: RunningGateway,
   method: MethodName,
