@@ -62,6 +62,11 @@ export function speaksV03(header: HeaderGetter, queryVersion: string | null | un
   return v === '' || v.startsWith('0.');
 }
 
+/** The caller's Via (RFC 9110 §7.6.3), checked as every header the gateway passes on. */
+export function viaOf(header: HeaderGetter): string | undefined {
+  return checkedValue('via', header('via'));
+}
+
 /** The caller's A2A-Version: the header, else the A2A-Version query parameter (§3.6.1), negotiated. */
 export function versionOf(header: HeaderGetter, queryVersion: string | undefined): string {
   return negotiateVersion(checkedValue('a2a-version', header('a2a-version')) ?? queryVersion);
