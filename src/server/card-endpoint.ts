@@ -4,19 +4,24 @@
 // header the card is built from (A2A-Version: its shape follows the caller's
 // version; Host and, behind trusted proxies, the forwarded headers, unless the
 // route's public URLs are configured), and 304 answers to If-None-Match /
-// If-Modified-Since.
+// If-Modified-Since. A card that cannot be served is an error in the asking
+// version's REST form.
 import type { CardService } from '../card/card-service.js';
 import type { RouteConfig } from '../config/types.js';
 import { asA2AError } from '../errors/a2a-error.js';
 import type { HttpAnswer, RequestView } from '../http/request.js';
 import { restError } from '../bindings/rest/inbound.js';
+import { v03Error } from '../bindings/rest/inbound-v0_3.js';
+import { speaksV03 } from '../core/service-params.js';
 
 export async function serveCard(cards: CardService, route: RouteConfig, view: RequestView): Promise<HttpAnswer> {
   let card;
   try {
     card = await cards.servedCard(route, view);
   } catch (e) {
-    return restError(asA2AError(e));
+    // in the form of the version whose card was asked for (none, or 0.x: 0.3's `{code, message}`)
+    const err = asA2AError(e);
+    return speaksV03(view.header, view.query?.('A2A-Version')) ? v03Error(err) : restError(err);
   }
   const headers = {
     'content-type': 'application/json',

@@ -12,7 +12,9 @@ import { errorResponse } from '../bindings/jsonrpc/wire.js';
 import { matchRestPath } from '../bindings/rest/paths.js';
 import { restError } from '../bindings/rest/inbound.js';
 import { v03Error } from '../bindings/rest/inbound-v0_3.js';
+import { isV03RestPath } from '../bindings/rest/paths-v0_3.js';
 import { errorToV03 } from '../compat/v0_3/errors.js';
+import type { Binding } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { errorHeaders } from '../http/error-headers.js';
 import { bodyLength, PiecedBody } from '../proto/json-out.js';
@@ -146,16 +148,19 @@ function writePieces(res: EdgeResponse, body: Iterable<Buffer>): void {
  * An error before any route handled the call, in the binding the request
  * implies (a POST that is no REST operation is taken for JSON-RPC) and the
  * version the caller speaks (`v03`: no A2A-Version, or 0.x, §3.6.2): a 0.3
- * JSON-RPC error object, or 0.3's REST `{code, message}` for a path with a
- * `v1` segment (0.3's REST paths are `/v1/...`, below any route prefix).
+ * JSON-RPC error object, or 0.3's REST `{code, message}` on a `/v1/...` path
+ * below the route prefix. The binding is returned for the log and metrics.
  */
-export function earlyError(method: string, rest: string, err: A2AError, v03 = false): HttpAnswer {
+export interface EarlyError {
+  answer: HttpAnswer;
+  inbound: Binding;
+}
+
+export function earlyError(method: string, rest: string, err: A2AError, v03 = false): EarlyError {
   if (isJsonRpcPath(method, rest) || (method === 'POST' && !isRestPath(method, rest))) {
-    return {
-      status: err.row.http,
-      headers: { 'content-type': 'application/json', ...errorHeaders(err) },
-      body: JSON.stringify(v03 ? { jsonrpc: '2.0', id: null, error: errorToV03(err) } : errorResponse(null, err)),
-    };
+    const body = v03 ? { jsonrpc: '2.0', id: null, error: errorToV03(err) } : errorResponse(null, err);
+    const headers = { 'content-type': 'application/json', ...errorHeaders(err) };
+    return { answer: { status: err.row.http, headers, body: JSON.stringify(body) }, inbound: 'JSONRPC' };
   }
-  return v03 && /(^|\/)v1(\/|$)/i.test(rest) ? v03Error(err) : restError(err);
+  return { answer: v03 && isV03RestPath(rest) ? v03Error(err) : restError(err), inbound: 'HTTP+JSON' };
 }

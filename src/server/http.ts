@@ -38,6 +38,7 @@ import { CallSignal } from '../util/call-signal.js';
 import { serveCard } from './card-endpoint.js';
 import {
   earlyError,
+  type EarlyError,
   hostOf,
   isJsonRpcPath,
   originForm,
@@ -73,12 +74,17 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
   const rest = new RestInbound(deps.pipeline);
 
   /** An answer given before any call was made (no route, a refused request) is logged and counted too. */
-  const rejected = (req: EdgeRequest, requestId: string, path: string, err: A2AError, answer: HttpAnswer) => {
+  const rejected = (req: EdgeRequest, requestId: string, path: string, err: A2AError, early: EarlyError) => {
+    const { answer, inbound } = early;
     const wire: Wire = { path, status: answer.status, bytesOut: answer.body ? bodyLength(answer.body) : 0 };
     const view = { host: hostOf(req), remoteAddress: req.socket?.remoteAddress, header: () => undefined };
-    const inbound = answer.headers['content-type'] === 'application/json' ? 'JSONRPC' : 'HTTP+JSON';
     deps.pipeline.rejected({ inbound, requestId, started: process.hrtime.bigint(), wire, view }, err);
     return answer;
+  };
+  /** The error answer before any route handled the call, `below` the path under the prefix it would reach. */
+  const early = (req: EdgeRequest, path: string, query: URLSearchParams, err: A2AError, below?: string) => {
+    const at = below ?? locate(hostOf(req), path).rest;
+    return earlyError(req.method ?? 'GET', at, err, speaksV03(headerOf(req), query.get('A2A-Version')));
   };
 
   /** The routes the host and path reach that share the most specific prefix, and the path below it. */
@@ -99,15 +105,8 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
     const url = originForm(req);
     const { path, query } = splitUrl(url);
     const host = hostOf(req);
-    const headers = req.headers;
-    const header = (name: string): string | undefined => {
-      const v = headers[name];
-      return Array.isArray(v) ? v.join(',') : v;
-    };
-    const early = (err: A2AError, below: string): HttpAnswer =>
-      earlyError(method, below, err, speaksV03(header, query.get('A2A-Version')));
-    const refuse = (err: A2AError, below = path): void =>
-      send(res, rejected(req, requestId, path, err, early(err, below)));
+    const refuse = (err: A2AError, below?: string): void =>
+      send(res, rejected(req, requestId, path, err, early(req, path, query, err, below)));
     if (listener.closing) {
       // a request on a kept-alive connection after close(): the caller tries another replica
       if (req.httpVersionMajor < 2) res.setHeader('connection', 'close');
@@ -131,7 +130,7 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
         if (!(e instanceof BodyRefused)) {
           // the caller went away mid-body: logged and counted as nginx does (499), nothing to answer
           const err = A2AError.of('CANCELLED', 'the caller went away while sending its request body');
-          rejected(req, requestId, path, err, early(err, path));
+          rejected(req, requestId, path, err, early(req, path, query, err));
           return void res.destroy();
         }
         if (e.closeConnection && req.httpVersionMajor < 2) res.setHeader('connection', 'close');
@@ -147,6 +146,7 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
       if (byHost && !group[0]?.hosts.length) group.unshift(byHost);
     }
     if (group.length === 0) return refuse(A2AError.of('NO_ROUTE', `no route for ${host ?? ''}${path}`));
+    const header = headerOf(req);
     // CORS (browser callers from other origins): a preflight is answered here; other answers carry the headers
     const origin = header('origin');
     if (method === 'OPTIONS') {
@@ -219,17 +219,24 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
       void handle(req, res).catch((e: unknown) => {
         // a fault past the pipeline's own error handling: an A2A error if nothing was written yet
         if (res.headersSent) return void res.destroy();
-        const { path } = splitUrl(originForm(req));
+        const { path, query } = splitUrl(originForm(req));
         const err = asA2AError(e);
-        send(
-          res,
-          rejected(req, String(res.getHeader('x-request-id')), path, err, earlyError(req.method ?? 'GET', path, err)),
-        );
+        // (the whole path: nothing more that could fail again, such as routing, runs here)
+        send(res, rejected(req, String(res.getHeader('x-request-id')), path, err, early(req, path, query, err, path)));
       }),
     limits,
     deps.tls,
   );
   return listener;
+}
+
+/** A header's value (several joined by commas, as Node joins most). */
+function headerOf(req: EdgeRequest): (name: string) => string | undefined {
+  const headers = req.headers;
+  return (name) => {
+    const v = headers[name];
+    return Array.isArray(v) ? v.join(',') : v;
+  };
 }
 
 /** As fastify reads a body: for a method that takes one, when a content type, length or transfer coding says so. */

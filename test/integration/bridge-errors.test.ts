@@ -168,6 +168,23 @@ t.test('errors before a method is read: 0.3 forms for a caller without A2A-Versi
   tt.match(await get('/v1/nothing'), { status: 404, json: { code: -32601 } }, 'no such 0.3 operation');
   tt.match(await get('/v1/./tasks/t'), { status: 400, json: { code: -32600 } }, 'a dot segment');
   tt.match(await get('/v1/tasks'), { status: 400, json: { code: -32009 } }, 'a 1.0 operation (ListTasks, tenant v1)');
+  // a 1.x caller keeps 1.0's google.rpc form there, its version in the header or the query (§3.6.1)
+  for (const [path, headers] of [
+    ['/v1/./tasks/t', { 'a2a-version': '1.0' }],
+    ['/v1/./tasks/t?A2A-Version=1.0', {}],
+    ['/v1/tasks/%zz', { 'a2a-version': '1.1' }],
+  ] as const) {
+    const res = await raw.request({ method: 'GET', path, headers });
+    const json = (await res.body.json()) as any;
+    tt.ok(Array.isArray(json.error?.details), `${path} ${JSON.stringify(headers)}: 1.0's form`);
+  }
+  // `v1` counts only where 0.3's REST paths start: below the route prefix, not anywhere in the path
+  const deep = await get('/v03-rest/tasks/v1');
+  tt.ok(Array.isArray(deep.json.error?.details), '/v03-rest/tasks/v1: 1.0 form');
+  const preflight = await raw.request({ method: 'OPTIONS', path: '/v03-rest/tasks/v1' });
+  tt.ok(Array.isArray(((await preflight.body.json()) as any).error?.details), 'an OPTIONS there: 1.0 form too');
+  const underPrefix = await get('/v03-rest/v1/nothing');
+  tt.match(underPrefix, { status: 404, json: { code: -32601 } }, '/v03-rest/v1/nothing: 0.3 form below the prefix');
 });
 
 t.test('bad 0.3 REST and gRPC input: 0.3 forms', async (tt) => {

@@ -8,6 +8,7 @@
 import { Writable } from 'node:stream';
 import t from 'tap';
 import { pino } from 'pino';
+import { Client } from 'undici';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { startEchoAgentV03 } from '../helpers/echo-agent-v03.js';
@@ -103,4 +104,32 @@ t.test('a call refused for its version: no version logged, the wire form counted
   tt.match(line, { version: null, outcome: 'VERSION_NOT_SUPPORTED', upstream: null, upstreamVersion: null });
   const labels = `route="to-v1",method="GetTask",inbound="JSONRPC",upstream="-",outcome="VERSION_NOT_SUPPORTED",version="1.0",upstream_version="-"`;
   tt.equal(await metric(labels), 1);
+});
+
+// refused at the edge (before any route took the call) in the 0.3 caller's form: logged with the binding answered
+t.test("an edge refusal in a 0.3 caller's form is logged and counted in the binding it was answered in", async (tt) => {
+  const raw = new Client(gw.httpUrl); // the path as written (a URL would resolve its dot segment)
+  tt.teardown(() => raw.close());
+  const cases = [
+    ['GET', '/v1agent/v1/./tasks/t', 'edge-rest', 'HTTP+JSON', /^\{"code":-32600/],
+    ['POST', '/v1agent/.', 'edge-rpc', 'JSONRPC', /^\{"jsonrpc":"2.0","id":null,"error":\{"code":-32600/],
+  ] as const;
+  for (const [method, path, id, inbound, body] of cases) {
+    const before = await metric(
+      `route="-",method="unknown",inbound="${inbound}",upstream="-",outcome="INVALID_REQUEST",version="-",upstream_version="-"`,
+    );
+    const res = await raw.request({
+      method,
+      path,
+      headers: { 'x-request-id': id, 'content-type': 'application/json' },
+      body: method === 'POST' ? '{}' : null,
+    });
+    tt.match(await res.body.text(), body, `${method} ${path}: 0.3's form`);
+    const line = await waitFor(() => lines.find((l) => l.msg === 'call' && l.requestId === id), `${id}'s log line`);
+    tt.match(line, { inbound, outcome: 'INVALID_REQUEST' }, `${method} ${path}: logged as ${inbound}`);
+    const after = await metric(
+      `route="-",method="unknown",inbound="${inbound}",upstream="-",outcome="INVALID_REQUEST",version="-",upstream_version="-"`,
+    );
+    tt.equal(after, before + 1, `${method} ${path}: counted as ${inbound}`);
+  }
 });

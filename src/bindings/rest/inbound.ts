@@ -7,6 +7,8 @@
 // are application/a2a+json or the google.rpc.Status error body (§11.6); a
 // pass-through route gets the call as it came (A2A operations only). Long
 // strings of the body (a large `raw` part) are read apart (http/json-body.ts).
+// A 0.3 caller (no A2A-Version, or 0.x) on a `/v1/...` path is a 0.3 call
+// (inbound-v0_3.ts), and its refusals there are 0.3's `{code, message}`.
 import type { DescMessage } from '@bufbuild/protobuf';
 import type { RouteConfig } from '../../config/types.js';
 import { methodInfo, type AnyRequest, type MethodInfo } from '../../core/methods.js';
@@ -25,6 +27,7 @@ import { outboundJson, type JsonBody } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
 import { camel, matchRestPath } from './paths.js';
+import { isV03RestPath } from './paths-v0_3.js';
 import { A2A_JSON, errorBody } from './wire.js';
 
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
@@ -178,7 +181,8 @@ export class RestInbound {
     }
     // a 0.3 caller's `/v1/...` path that is no 0.3 operation (none, or a 1.0 one with `v1` as its tenant, which
     // needs A2A-Version 1.x): refused in 0.3's form, as a 0.3 agent would refuse it
-    const refused = v03Caller && /^\/v1(\/|$)/i.test(http.path) ? v03Error : restError;
+    const refused = (err: A2AError): HttpAnswer =>
+      v03Caller && isV03RestPath(http.path) ? v03Error(err) : restError(err);
     let call: Call;
     try {
       const { match } = matchRestPath(http.method, http.path);

@@ -23,6 +23,11 @@ const COMPILED: readonly Compiled[] = [...V03_METHODS.values()].map((info) => ({
   ),
 }));
 
+/** Whether a path below the route prefix is in 0.3's REST space (`/v1/...`): a 0.3 caller's errors there are 0.3's. */
+export function isV03RestPath(path: string): boolean {
+  return /^\/v1(\/|$)/i.test(path);
+}
+
 /**
  * A 0.3 route for this verb and path with its percent-decoded ids ([taskId, configId?]); undefined when none.
  * A malformed percent-encoding in an id is InvalidParams naming it.
