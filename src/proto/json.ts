@@ -57,24 +57,31 @@ export class ProtoJsonError extends Error {
  * The field a protobuf-es JSON error names: its JSON name for a field of the
  * top-level message ("historyLength"), else "Message.field" ("Part.raw").
  */
-function violationOf(schema: DescMessage, e: Error): FieldViolation {
+function violationOf(schema: DescMessage, e: Error, where: string): FieldViolation {
   const cause = e.cause as { field?: () => { kind: string; name: string; jsonName?: string; parent: DescMessage } };
   const f = typeof cause?.field === 'function' ? cause.field() : undefined;
   const reason = cause instanceof Error ? cause.message : e.message.replace(/^cannot decode .*? from JSON: /, '');
-  if (!f) return { field: '(request)', description: reason };
+  if (!f) return { field: where, description: reason };
   const name = f.kind === 'field' ? (f.jsonName ?? f.name) : f.name;
   return { field: f.parent === schema ? name : `${f.parent.name}.${name}`, description: reason };
 }
 
-/** ProtoJSON → message of `schema`; throws ProtoJsonError. */
-export function readJson<Desc extends DescMessage>(schema: Desc, json: unknown): MessageShape<Desc> {
+/**
+ * ProtoJSON → message of `schema`; throws ProtoJsonError, naming a failure that is no one field's by `where`
+ * ("(request)", or "(response)" and "(event)" for what an agent answered).
+ */
+export function readJson<Desc extends DescMessage>(
+  schema: Desc,
+  json: unknown,
+  where = '(request)',
+): MessageShape<Desc> {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new ProtoJsonError([{ field: '(request)', description: `expected a JSON object (${schema.name})` }]);
+    throw new ProtoJsonError([{ field: where, description: `expected a JSON object (${schema.name})` }]);
   }
   try {
     return fromJson(schema, json as JsonValue, { ignoreUnknownFields: true, registry: anyRegistry });
   } catch (e) {
-    throw new ProtoJsonError([violationOf(schema, e as Error)]);
+    throw new ProtoJsonError([violationOf(schema, e as Error, where)]);
   }
 }
 

@@ -4,7 +4,11 @@
 // the lossy cases, both CreateTaskPushNotificationConfig bodies and bad input.
 // (The SDKs' view of the same: compat-proto-sdk.test.ts.)
 import t, { type Test } from 'tap';
-import { equals } from '@bufbuild/protobuf';
+import { equals, fromJson, toBinary, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
+import {
+  SendMessageResponseSchema as SendResponseV03,
+  StreamResponseSchema as StreamV03,
+} from '../../src/gen/a2a/v1/a2a_pb.js';
 import { methodInfo, type AnyRequest, type AnyResponse, type MethodName } from '../../src/core/methods.js';
 import { StreamResponseSchema } from '../../src/gen/a2a_pb.js';
 import { ProtoJsonError, readJson, writeJson, type JsonObject } from '../../src/proto/json.js';
@@ -355,22 +359,37 @@ t.test('bad 0.3 proto input is a ProtoJsonError naming the field', async (tt) =>
   const odd = { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' }, metadata: { x: Infinity } };
   const unwritable: Array<[string, () => unknown, string]> = [
     [
-      'a request',
+      'Infinity in a request',
       () =>
         requestFromV03Proto('SendMessage', {
           message: { messageId: 'm', role: 'ROLE_USER', content: [], metadata: { x: Infinity } },
         }),
       '(request)',
     ],
-    ['an answer', () => responseFromV03Proto('GetTask', odd), '(response)'],
-    ['an event', () => eventFromV03Proto({ task: odd }), '(event)'],
+    ['Infinity in an answer', () => responseFromV03Proto('GetTask', odd), '(response)'],
+    ['Infinity in an event', () => eventFromV03Proto({ task: odd }), '(event)'],
   ];
+  // the same over gRPC (binary of the 0.3 proto: a stream's message is an event), and a non-object answer
+  const oddBytes = (schema: DescMessage, json: JsonObject) => {
+    const m = fromJson(schema, json as JsonValue) as unknown as { payload: { value: { metadata: unknown } } };
+    m.payload.value.metadata = { x: Infinity };
+    return toBinary(schema, m as unknown as Parameters<typeof toBinary>[1]);
+  };
+  const oddTask = { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } };
+  unwritable.push(
+    [
+      'Infinity in a gRPC answer',
+      () => grpcResponseFromV03('SendMessage', oddBytes(SendResponseV03, oddTask)),
+      '(response)',
+    ],
+    [
+      'Infinity in a gRPC event',
+      () => grpcResponseFromV03('TaskSubscription', oddBytes(StreamV03, oddTask)),
+      '(event)',
+    ],
+    ['an answer that is no object', () => responseFromV03Proto('GetTask', []), '(response)'],
+  );
   for (const [what, read, field] of unwritable) {
-    throwsWhere(
-      tt,
-      read,
-      (e) => e instanceof ProtoJsonError && e.violations[0]?.field === field,
-      `Infinity in ${what}: ${field}`,
-    );
+    throwsWhere(tt, read, (e) => e instanceof ProtoJsonError && e.violations[0]?.field === field, `${what}: ${field}`);
   }
 });

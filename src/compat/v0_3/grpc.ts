@@ -62,7 +62,8 @@ export function grpcResponseToV03(
 /** A 0.3 gRPC response message (or stream event), binary → the 1.0 response. */
 export function grpcResponseFromV03(method: string, bytes: Uint8Array): AnyResponse {
   const s = v03Info(method).responseSchema;
-  return responseFromV03Proto(method, writable(s, fromBinary(s, bytes), '(response)'));
+  const where = v03Info(method).streaming ? '(event)' : '(response)';
+  return responseFromV03Proto(method, writable(s, fromBinary(s, bytes), where));
 }
 
 /** The method a 0.3 gRPC path names ("/a2a.v1.A2AService/TaskSubscription" → SubscribeToTask). */

@@ -63,7 +63,7 @@ export function v03Info(method: string): V03MethodInfo {
  * What reads but does not write back (a number past a double's range in a Struct: Infinity) is a ProtoJsonError too.
  */
 function norm(schema: DescMessage, json: unknown, where = '(request)'): JsonObject {
-  const message = readJson(schema, json);
+  const message = readJson(schema, json, where);
   try {
     return toJson(schema, message) as JsonObject;
   } catch (e) {
@@ -265,7 +265,7 @@ export function responseFromV03Proto(method: string, json: unknown): AnyResponse
     default:
       v1 = {};
   }
-  return readJson(methodInfo(m.method).responseSchema, v1) as AnyResponse;
+  return readJson(methodInfo(m.method).responseSchema, v1, '(response)') as AnyResponse;
 }
 
 /** A 1.0 stream event → a 0.3 StreamResponse (ProtoJSON), `final` set on terminal and interrupted states. */
@@ -297,5 +297,5 @@ export function eventFromV03Proto(json: unknown): StreamResponse {
       ),
     };
   else return bad('(event)', 'expected "task", "message", "statusUpdate" or "artifactUpdate"');
-  return readJson(StreamResponseSchema, v1);
+  return readJson(StreamResponseSchema, v1, '(event)');
 }
