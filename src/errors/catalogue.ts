@@ -197,7 +197,8 @@ export const WHEN = {
   EXTENDED_AGENT_CARD_NOT_CONFIGURED: 'the agent declares an extended card but has none (from the agent)',
   EXTENSION_SUPPORT_REQUIRED:
     'the agent requires an extension the caller did not list in A2A-Extensions (from the agent)',
-  VERSION_NOT_SUPPORTED: 'A2A-Version is empty (0.3) or not 1.x',
+  VERSION_NOT_SUPPORTED:
+    'A2A-Version neither 1.x nor 0.3 (empty = 0.3); 0.3 for a 1.0 method name or path; a version the route does not take (`versions`)',
   PARSE_ERROR: 'the body is not JSON (JSON-RPC, REST) or not a valid protobuf message (gRPC)',
   INVALID_REQUEST:
     'JSON-RPC: not a request object, an empty batch, or a streaming method in a batch or without an id; HTTP: a Host that is not a host[:port], or a path with dot segments (`..`, `%2e%2e`)',

@@ -14,6 +14,8 @@
 // (http/json-body.ts): `params` keeps them until its request is read.
 // A 0.3 method name (`message/send`, …) is a 0.3 call: read and answered in
 // the 0.3 dialect through the bridge (compat/v0_3), the same envelope inside.
+// An error before a method is read is in the version of the caller's
+// A2A-Version (none: 0.3, §3.6.2).
 import { limitsOf, type RouteConfig } from '../../config/types.js';
 import { methodByName, methodInfo, type AnyRequest, type AnyResponse, type MethodInfo } from '../../core/methods.js';
 import { speaksV03 } from '../../core/service-params.js';
