@@ -20,6 +20,7 @@ import {
   SendMessageRequestSchema as SendV03,
 } from '../../src/gen/a2a/v1/a2a_pb.js';
 import { startGateway } from '../../src/server/gateway.js';
+import { refusedPort } from '../helpers/broken-upstreams.js';
 import { startEchoAgentV03 } from '../helpers/echo-agent-v03.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, slug } from '../helpers/harness.js';
 import { sdkClient, sdkMessage } from '../helpers/sdk.js';
@@ -27,8 +28,15 @@ import { v03Client, v03Message, V03_TRANSPORTS } from '../helpers/sdk-v03.js';
 
 const v1 = await startEchoAgent({ bindings: BINDINGS });
 const v03 = await startEchoAgentV03({ bindings: ['JSONRPC', 'HTTP+JSON', 'GRPC'], extendedCardConfigured: false });
+const refused = await refusedPort();
 const routes = gatewayConfig([
   { name: 'to-v1', upstream: { url: v1.httpUrl, binding: 'auto' } },
+  // an agent that refuses connections: its card cannot be served
+  {
+    name: 'no-card',
+    match: { pathPrefix: '/no-card' },
+    upstream: { url: `http://127.0.0.1:${refused}/rpc`, binding: 'JSONRPC' },
+  },
   ...BINDINGS.map((b) => ({
     name: `to-v03-${slug(b)}`,
     match: { pathPrefix: `/v03-${slug(b)}`, tenant: `v03-${slug(b)}` },
@@ -183,6 +191,18 @@ t.test('errors before a method is read: 0.3 forms for a caller without A2A-Versi
   tt.ok(Array.isArray(deep.json.error?.details), '/v03-rest/tasks/v1: 1.0 form');
   const preflight = await raw.request({ method: 'OPTIONS', path: '/v03-rest/tasks/v1' });
   tt.ok(Array.isArray(((await preflight.body.json()) as any).error?.details), 'an OPTIONS there: 1.0 form too');
+  // a card that cannot be served: the error in the form of the version whose card was asked for
+  tt.match(await get('/no-card/.well-known/agent-card.json'), { status: 503, json: { code: -32051 } }, 'card: 0.3');
+  const card1 = await raw.request({
+    method: 'GET',
+    path: '/no-card/.well-known/agent-card.json',
+    headers: { 'a2a-version': '1.0' },
+  });
+  tt.match(
+    await card1.body.json(),
+    { error: { status: 'UNAVAILABLE', details: Array } },
+    'card asked for as 1.0: 1.0 form',
+  );
   const underPrefix = await get('/v03-rest/v1/nothing');
   tt.match(underPrefix, { status: 404, json: { code: -32601 } }, '/v03-rest/v1/nothing: 0.3 form below the prefix');
 });
