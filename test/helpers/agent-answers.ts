@@ -16,8 +16,22 @@ import { isObject, type JsonObject } from '../../src/proto/json.js';
 
 /** Written where a number past a double's range goes: the agent writes `1e999`, which JSON.stringify cannot. */
 export const INF = '<a number past a double range>';
-export type HttpAnswer = { status: number; contentType: string; body: Buffer | string };
-export type GrpcAnswer = { status: number; messages: Buffer[]; trailers: Record<string, string> };
+/** Where an agent dies mid-answer: after `at` bytes of its body, its stream reset or its whole connection gone. */
+export type Cut = { at: number; how: 'stream' | 'connection' };
+export type HttpAnswer = { status: number; contentType: string; body: Buffer | string; cut?: Cut };
+export type GrpcAnswer = { status: number; messages: Buffer[]; trailers: Record<string, string>; cut?: Cut };
+
+/** Now and then (one case in five), the answer cut off where the agent dies. */
+const cut = fc.option(
+  fc.record({ at: fc.nat({ max: 600 }), how: fc.constantFrom('stream' as const, 'connection' as const) }),
+  { freq: 4, nil: undefined },
+);
+/** HTTP answers, some cut off. */
+export const cutHttp = (answers: fc.Arbitrary<(id: unknown) => HttpAnswer>) =>
+  fc.tuple(answers, cut).map(([answer, c]) => (c ? (id: unknown) => ({ ...answer(id), cut: c }) : answer));
+/** gRPC answers, some cut off. */
+export const cutGrpc = (answers: fc.Arbitrary<GrpcAnswer>) =>
+  fc.tuple(answers, cut).map(([answer, c]) => (c ? { ...answer, cut: c } : answer));
 
 export const TASK: JsonObject = {
   id: 't-1',
