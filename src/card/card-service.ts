@@ -16,7 +16,7 @@ import type { CardStore } from './card-store.js';
 import { cardVaries, publicAddresses, type GatewayAddresses } from './public-address.js';
 import { selfCheck } from './self-address.js';
 import { cardToV03 } from '../compat/v0_3/card.js';
-import { bindingOrder, reachableByV03, rewriteCard } from './served-card.js';
+import { bindingOrder, rewriteCard, wantsV03Card } from './served-card.js';
 import { signCard } from './signing.js';
 import { chooseInterfaces, minimalCard, type ResolvedUpstream } from './upstream-card.js';
 import { endpointRoutes } from '../upstream/endpoints.js';
@@ -149,8 +149,7 @@ export class CardService {
     }
     const at = publicAddresses(this.addresses(), this.trusted, route, view);
     // the version as the caller gives it for any call: the header, else the query parameter (§3.6.1)
-    const requested = (view.header('a2a-version') ?? view.query?.('A2A-Version') ?? '').trim();
-    const v03 = (requested === '' || requested.startsWith('0.')) && reachableByV03(route);
+    const v03 = wantsV03Card(route, view);
     const key = `${route.name} ${at.http} ${at.grpc} ${v03 ? '0.3' : '1.0'}`;
     const hit = this.served.get(key);
     if (hit && hit.source === source) return hit.card;

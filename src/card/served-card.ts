@@ -13,6 +13,8 @@ import { advertisedSecurity } from '../auth/security-schemes.js';
 import type { Binding, RouteConfig } from '../config/types.js';
 import { BINDINGS } from '../config/types.js';
 import type { Json, JsonObject } from '../proto/json.js';
+import { speaksV03 } from '../core/service-params.js';
+import type { RequestView } from '../http/request.js';
 import { grpcReachable } from '../routing/router.js';
 import type { PublicAddresses } from './public-address.js';
 
@@ -29,6 +31,11 @@ export function bindingOrder(card: JsonObject, route: RouteConfig): Binding[] {
 /** 0.3 callers address no tenant: they reach a route bound to none, when the route lets them. */
 export function reachableByV03(route: RouteConfig): boolean {
   return route.tenant === undefined && route.versions.includes('0.3');
+}
+
+/** Whether this caller is served the route's card in 0.3's shape: it speaks 0.3 (§3.6.2) and can reach the route. */
+export function wantsV03Card(route: RouteConfig, view: RequestView): boolean {
+  return speaksV03(view.header, view.query?.('A2A-Version')) && reachableByV03(route);
 }
 
 export function gatewayInterfaces(route: RouteConfig, at: PublicAddresses, order: Binding[]): JsonObject[] {

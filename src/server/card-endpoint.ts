@@ -12,16 +12,16 @@ import { asA2AError } from '../errors/a2a-error.js';
 import type { HttpAnswer, RequestView } from '../http/request.js';
 import { restError } from '../bindings/rest/inbound.js';
 import { v03Error } from '../bindings/rest/inbound-v0_3.js';
-import { speaksV03 } from '../core/service-params.js';
+import { wantsV03Card } from '../card/served-card.js';
 
 export async function serveCard(cards: CardService, route: RouteConfig, view: RequestView): Promise<HttpAnswer> {
   let card;
   try {
     card = await cards.servedCard(route, view);
   } catch (e) {
-    // in the form of the version whose card was asked for (none, or 0.x: 0.3's `{code, message}`)
+    // in the form of the card that was asked for (0.3's shape: 0.3's `{code, message}`)
     const err = asA2AError(e);
-    return speaksV03(view.header, view.query?.('A2A-Version')) ? v03Error(err) : restError(err);
+    return wantsV03Card(route, view) ? v03Error(err) : restError(err);
   }
   const headers = {
     'content-type': 'application/json',

@@ -37,6 +37,12 @@ const routes = gatewayConfig([
     match: { pathPrefix: '/no-card' },
     upstream: { url: `http://127.0.0.1:${refused}/rpc`, binding: 'JSONRPC' },
   },
+  // the same behind a tenant: no 0.3 caller reaches it, so its card is always 1.0's
+  {
+    name: 'no-card-tenant',
+    match: { pathPrefix: '/no-card-tenant', tenant: 'nct' },
+    upstream: { url: `http://127.0.0.1:${refused}/rpc`, binding: 'JSONRPC' },
+  },
   ...BINDINGS.map((b) => ({
     name: `to-v03-${slug(b)}`,
     match: { pathPrefix: `/v03-${slug(b)}`, tenant: `v03-${slug(b)}` },
@@ -187,8 +193,9 @@ t.test('errors before a method is read: 0.3 forms for a caller without A2A-Versi
     tt.ok(Array.isArray(json.error?.details), `${path} ${JSON.stringify(headers)}: 1.0's form`);
   }
   // `v1` counts only where 0.3's REST paths start: below the route prefix, not anywhere in the path
-  const deep = await get('/v03-rest/tasks/v1');
-  tt.ok(Array.isArray(deep.json.error?.details), '/v03-rest/tasks/v1: 1.0 form');
+  // (refusals the edge gives before any route: a dot segment, an OPTIONS no CORS rule allows)
+  const deep = await get('/v03-rest/tasks/v1/.');
+  tt.ok(Array.isArray(deep.json.error?.details), '/v03-rest/tasks/v1/.: 1.0 form');
   const preflight = await raw.request({ method: 'OPTIONS', path: '/v03-rest/tasks/v1' });
   tt.ok(Array.isArray(((await preflight.body.json()) as any).error?.details), 'an OPTIONS there: 1.0 form too');
   // a card that cannot be served: the error in the form of the version whose card was asked for
@@ -203,8 +210,11 @@ t.test('errors before a method is read: 0.3 forms for a caller without A2A-Versi
     { error: { status: 'UNAVAILABLE', details: Array } },
     'card asked for as 1.0: 1.0 form',
   );
-  const underPrefix = await get('/v03-rest/v1/nothing');
-  tt.match(underPrefix, { status: 404, json: { code: -32601 } }, '/v03-rest/v1/nothing: 0.3 form below the prefix');
+  const tenantCard = await get('/no-card-tenant/.well-known/agent-card.json');
+  tt.match(tenantCard.json, { error: { status: 'UNAVAILABLE' } }, "a tenant route's card, no A2A-Version: 1.0 form");
+  const underPrefix = await get('/v03-rest/v1/./tasks/t');
+  tt.match(underPrefix, { status: 400, json: { code: -32600 } }, '/v03-rest/v1/./tasks/t: 0.3 form below the prefix');
+  tt.match(await get('/v03-rest/v1/nothing'), { status: 404, json: { code: -32601 } }, 'and from the REST inbound');
 });
 
 t.test('bad 0.3 REST and gRPC input: 0.3 forms', async (tt) => {
