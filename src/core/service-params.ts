@@ -62,11 +62,6 @@ export function speaksV03(header: HeaderGetter, queryVersion: string | null | un
   return v === '' || v.startsWith('0.');
 }
 
-/** The caller's Via (RFC 9110 §7.6.3), checked as every header the gateway passes on. */
-export function viaOf(header: HeaderGetter): string | undefined {
-  return checkedValue('via', header('via'));
-}
-
 /** The caller's A2A-Version: the header, else the A2A-Version query parameter (§3.6.1), negotiated. */
 export function versionOf(header: HeaderGetter, queryVersion: string | undefined): string {
   return negotiateVersion(checkedValue('a2a-version', header('a2a-version')) ?? queryVersion);
@@ -74,7 +69,7 @@ export function versionOf(header: HeaderGetter, queryVersion: string | undefined
 
 /**
  * The headers forwarded upstream (§3.2.6): Authorization, the route's
- * allow-list, tracestate when the caller's traceparent is kept, and the
+ * allow-list, tracestate when the caller's traceparent is kept, Via, and the
  * call's traceparent; values with CR/LF/NUL or over the size limit refused.
  */
 export function forwardedHeaders(
@@ -94,6 +89,9 @@ export function forwardedHeaders(
     const ts = checkedValue('tracestate', header('tracestate'));
     if (ts !== undefined) out.tracestate = ts;
   }
+  // the caller's Via, which the upstreamPolicy stage passes on with the gateway's hop added (RFC 9110 §7.6.3)
+  const via = checkedValue('via', header('via'));
+  if (via !== undefined) out.via = via;
   out.traceparent = traceparent;
   return out;
 }

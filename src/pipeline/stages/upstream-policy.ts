@@ -8,14 +8,14 @@
 // `Via` (RFC 9110 §7.6.3) after the caller's, so that a call that comes back
 // to the gateway is refused (LOOP_DETECTED, checkLoop) instead of going round.
 import { withUpstreamCredentials } from '../../auth/upstream-credentials.js';
-import { upstreamHeaders, viaOf } from '../../core/service-params.js';
+import { upstreamHeaders } from '../../core/service-params.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import { isRelay, type Call } from '../call.js';
 import type { Stage } from '../stage.js';
 
 /** Throws LOOP_DETECTED when the call already went through the gateway named `hop` (its entry in Via). */
 export function checkLoop(call: Call, hop: string): void {
-  const via = viaOf(call.view.header);
+  const via = call.view.header('via');
   if (via === undefined || !via.includes(hop)) return;
   if (via.split(',').some((entry) => entry.trim().split(/\s+/)[1] === hop)) {
     throw A2AError.of(
@@ -31,7 +31,7 @@ export function upstreamPolicyStage(hop: string): Stage {
     wrap: (next, route) => (call) => {
       const headers = withUpstreamCredentials(route, call.forwarded ?? {}, call.view.header);
       const mine = `${call.inbound === 'GRPC' ? '2' : '1.1'} ${hop}`;
-      const via = viaOf(call.view.header);
+      const via = headers.via; // the caller's, checked with the other forwarded headers (decode stage)
       headers.via = via ? `${via}, ${mine}` : mine;
       if (isRelay(call)) {
         call.relayHeaders = upstreamHeaders({
