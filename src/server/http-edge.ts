@@ -144,6 +144,11 @@ function writePieces(res: EdgeResponse, body: Iterable<Buffer>): void {
   next();
 }
 
+export interface EarlyError {
+  answer: HttpAnswer;
+  inbound: Binding;
+}
+
 /**
  * An error before any route handled the call, in the binding the request
  * implies (a POST that is no REST operation is taken for JSON-RPC) and the
@@ -151,11 +156,6 @@ function writePieces(res: EdgeResponse, body: Iterable<Buffer>): void {
  * JSON-RPC error object, or 0.3's REST `{code, message}` on a `/v1/...` path
  * below the route prefix. The binding is returned for the log and metrics.
  */
-export interface EarlyError {
-  answer: HttpAnswer;
-  inbound: Binding;
-}
-
 export function earlyError(method: string, rest: string, err: A2AError, v03 = false): EarlyError {
   if (isJsonRpcPath(method, rest) || (method === 'POST' && !isRestPath(method, rest))) {
     const body = v03 ? { jsonrpc: '2.0', id: null, error: errorToV03(err) } : errorResponse(null, err);

@@ -134,7 +134,7 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
           return void res.destroy();
         }
         if (e.closeConnection && req.httpVersionMajor < 2) res.setHeader('connection', 'close');
-        return refuse(e.error, locate(host, path).rest);
+        return refuse(e.error);
       }
     }
     const { group, rest: below, generation } = locate(host, path);

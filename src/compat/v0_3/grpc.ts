@@ -61,9 +61,9 @@ export function grpcResponseToV03(
 
 /** A 0.3 gRPC response message (or stream event), binary → the 1.0 response. */
 export function grpcResponseFromV03(method: string, bytes: Uint8Array): AnyResponse {
-  const s = v03Info(method).responseSchema;
-  const where = v03Info(method).streaming ? '(event)' : '(response)';
-  return responseFromV03Proto(method, writable(s, fromBinary(s, bytes), where));
+  const m = v03Info(method);
+  const s = m.responseSchema;
+  return responseFromV03Proto(method, writable(s, fromBinary(s, bytes), m.streaming ? '(event)' : '(response)'));
 }
 
 /** The method a 0.3 gRPC path names ("/a2a.v1.A2AService/TaskSubscription" → SubscribeToTask). */

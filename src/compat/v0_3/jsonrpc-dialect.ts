@@ -45,7 +45,7 @@ function readRequest(m: MethodName, json: JsonObject): AnyRequest {
 }
 
 function readResponse(m: MethodName, json: JsonObject): AnyResponse {
-  return readJson(methodInfo(m).responseSchema, json) as AnyResponse;
+  return readJson(methodInfo(m).responseSchema, json, '(result)') as AnyResponse;
 }
 
 function json1(schema: 'request' | 'response', m: MethodName, msg: AnyRequest | AnyResponse): JsonObject {
@@ -211,13 +211,13 @@ export function eventFromV03(json: unknown): StreamResponse {
             : 'task';
   switch (kind) {
     case 'task':
-      return readJson(StreamResponseSchema, { task: taskToV1(e, '(result)') });
+      return readJson(StreamResponseSchema, { task: taskToV1(e, '(result)') }, '(result)');
     case 'message':
-      return readJson(StreamResponseSchema, { message: messageToV1(e, '(result)') });
+      return readJson(StreamResponseSchema, { message: messageToV1(e, '(result)') }, '(result)');
     case 'status-update':
-      return readJson(StreamResponseSchema, { statusUpdate: statusUpdateToV1(e, '(result)') });
+      return readJson(StreamResponseSchema, { statusUpdate: statusUpdateToV1(e, '(result)') }, '(result)');
     case 'artifact-update':
-      return readJson(StreamResponseSchema, { artifactUpdate: artifactUpdateToV1(e, '(result)') });
+      return readJson(StreamResponseSchema, { artifactUpdate: artifactUpdateToV1(e, '(result)') }, '(result)');
     default:
       return bad('(result).kind', `unknown event kind "${kind}"`);
   }
