@@ -235,7 +235,7 @@ export interface RunningAgent {
   lastCall(): SeenCall | undefined;
   /** StreamResponse JSON of the events the last execution published, in order. */
   published(): unknown[];
-  /** Requests (HTTP) and streaming calls (gRPC) the agent has open now. */
+  /** Requests (HTTP) and calls (gRPC, unary and streaming) the agent has open now. */
   openCalls(): number;
   /** When the agent last saw a call end (ms since epoch). */
   lastClosedAt(): number;
@@ -351,19 +351,26 @@ export async function startEchoAgent(opts: EchoAgentOptions): Promise<RunningAge
     for (const [name, fn] of Object.entries(impl)) {
       wrapped[name] = (call: { metadata: grpc.Metadata; once?: (e: string, l: () => void) => void }, cb?: unknown) => {
         executor.lastHeaders = recordHeaders(call.metadata.getMap());
-        if (cb === undefined && call.once) {
-          open++;
-          let ended = false;
-          const end = (): void => {
-            if (ended) return;
-            ended = true;
-            open--;
-            closedAt = Date.now();
-          };
-          call.once('cancelled', end);
+        if (!call.once) return fn(call, cb);
+        // a call is open until it is answered (a stream finished, a unary call's callback) or cancelled
+        open++;
+        let ended = false;
+        const end = (): void => {
+          if (ended) return;
+          ended = true;
+          open--;
+          closedAt = Date.now();
+        };
+        call.once('cancelled', end);
+        if (cb === undefined) {
           call.once('finish', end);
+          return fn(call, cb);
         }
-        return fn(call, cb);
+        const answer = cb as (...args: unknown[]) => void;
+        return fn(call, (...args: unknown[]) => {
+          end();
+          answer(...args);
+        });
       };
     }
     grpcServer.addService(A2AService, wrapped as grpc.UntypedServiceImplementation);

@@ -1,17 +1,14 @@
-// What a fuzzed agent answers (fast-check arbitraries for
-// test/integration/upstream-fuzz.test.ts), per binding and A2A version: valid
-// results and stream events (1.0 ProtoJSON; 0.3 JSON-RPC objects with kinds;
-// 0.3 ProtoJSON of package a2a.v1; gRPC messages of either proto) mutated —
-// a node replaced, removed or given a key — or given Struct data JSON reads
-// and cannot write back; JSON-RPC envelopes with wrong ids and versions,
-// random error objects (JSON-RPC, google.rpc.Status-like, 0.3 REST
-// {code, message, data}); random bytes under any status and content type; SSE
-// with random events, CRLF and torn lines; gRPC messages random, truncated,
-// with one byte changed or flagged compressed, and random trailers.
+// What a fuzzed HTTP agent answers (fast-check arbitraries for
+// test/integration/upstream-fuzz.test.ts; gRPC agents' in
+// agent-answers-grpc.ts), per binding and A2A version: valid results and
+// stream events (1.0 ProtoJSON; 0.3 JSON-RPC objects with kinds; 0.3
+// ProtoJSON of package a2a.v1) mutated — a node replaced, removed or given a
+// key — or given Struct data JSON reads and cannot write back; JSON-RPC
+// envelopes with wrong ids and versions, random error objects (JSON-RPC,
+// google.rpc.Status-like, 0.3 REST {code, message, data}); random bytes under
+// any status and content type; SSE with random events, CRLF and torn lines;
+// and, one answer in five, the answer cut off where the agent dies.
 import fc from 'fast-check';
-import { fromJson, toBinary, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
-import { StreamResponseSchema } from '../../src/gen/a2a_pb.js';
-import { StreamResponseSchema as StreamResponseV03 } from '../../src/gen/a2a/v1/a2a_pb.js';
 import { isObject, type JsonObject } from '../../src/proto/json.js';
 
 /** Written where a number past a double's range goes: the agent writes `1e999`, which JSON.stringify cannot. */
@@ -19,19 +16,18 @@ export const INF = '<a number past a double range>';
 /** Where an agent dies mid-answer: after `at` bytes of its body, its stream reset or its whole connection gone. */
 export type Cut = { at: number; how: 'stream' | 'connection' };
 export type HttpAnswer = { status: number; contentType: string; body: Buffer | string; cut?: Cut };
-export type GrpcAnswer = { status: number; messages: Buffer[]; trailers: Record<string, string>; cut?: Cut };
 
 /** Now and then (one case in five), the answer cut off where the agent dies. */
-const cut = fc.option(
-  fc.record({ at: fc.nat({ max: 600 }), how: fc.constantFrom('stream' as const, 'connection' as const) }),
-  { freq: 4, nil: undefined },
+export const cut = fc.oneof(
+  { arbitrary: fc.constant(undefined), weight: 4 },
+  {
+    arbitrary: fc.record({ at: fc.nat({ max: 600 }), how: fc.constantFrom('stream' as const, 'connection' as const) }),
+    weight: 1,
+  },
 );
 /** HTTP answers, some cut off. */
 export const cutHttp = (answers: fc.Arbitrary<(id: unknown) => HttpAnswer>) =>
   fc.tuple(answers, cut).map(([answer, c]) => (c ? (id: unknown) => ({ ...answer(id), cut: c }) : answer));
-/** gRPC answers, some cut off. */
-export const cutGrpc = (answers: fc.Arbitrary<GrpcAnswer>) =>
-  fc.tuple(answers, cut).map(([answer, c]) => (c ? { ...answer, cut: c } : answer));
 
 export const TASK: JsonObject = {
   id: 't-1',
@@ -213,7 +209,7 @@ export const REST_V1: RestDialect = {
 };
 
 /** An A2A 0.3 agent's task in the ProtoJSON of its proto (package a2a.v1: `content`, FilePart, `final`). */
-const TASK03_PROTO: JsonObject = {
+export const TASK03_PROTO: JsonObject = {
   id: 't-1',
   contextId: 'c-1',
   status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-01-02T03:04:05.678Z' },
@@ -267,67 +263,6 @@ export function restAnswers(
   return fc.oneof(ok, error, raw);
 }
 
-export const frame = (b: Buffer, flag = 0): Buffer => {
-  const p = Buffer.alloc(5);
-  p[0] = flag;
-  p.writeUInt32BE(b.length, 1);
-  return Buffer.concat([p, b]);
-};
-type OddTask = { metadata?: unknown; status?: { timestamp?: { nanos: number } } };
-/**
- * A stream event of `schema` holding `task` (read as a SendMessageResponse too), and two whose values binary
- * holds and JSON cannot write: Infinity in the task's metadata (protobuf-es holds a Struct as plain JSON), nanos past
- * 999,999,999 in its status timestamp.
- */
-function taskEvents(schema: DescMessage, task: JsonObject): GrpcDialect {
-  const read = () => fromJson(schema, { task } as JsonValue) as Parameters<typeof toBinary>[1];
-  const taskOf = (m: ReturnType<typeof read>) => (m as unknown as { payload: { value: OddTask } }).payload.value;
-  const bytes = (m: ReturnType<typeof read>): Buffer => Buffer.from(toBinary(schema, m));
-  const infinity = read();
-  taskOf(infinity).metadata = { x: Infinity };
-  const nanos = read();
-  taskOf(nanos).status!.timestamp!.nanos = 1_500_000_000;
-  return { event: bytes(read()), odd: [bytes(infinity), bytes(nanos)] };
-}
-/** A gRPC agent's version: a valid stream event (a task; read as a SendMessageResponse too) and odd ones. */
-export interface GrpcDialect {
-  event: Buffer;
-  odd: Buffer[];
-}
-export const GRPC_V1 = taskEvents(StreamResponseSchema, TASK);
-export const GRPC_V03 = taskEvents(StreamResponseV03, TASK03_PROTO);
-
-/** A gRPC agent's answers: messages random, with a byte changed, torn, flagged compressed, odd or valid; any trailers. */
-export function grpcAnswers(dialect: GrpcDialect = GRPC_V1): fc.Arbitrary<GrpcAnswer> {
-  const valid = dialect.event;
-  const message = fc.oneof(
-    fc.uint8Array({ maxLength: 40 }).map((b) => frame(Buffer.from(b))),
-    fc.tuple(fc.nat({ max: valid.length - 1 }), fc.integer({ min: 0, max: 255 })).map(([i, v]) => {
-      const b = Buffer.from(valid);
-      b[i] = v;
-      return frame(b);
-    }),
-    fc.nat({ max: valid.length + 4 }).map((n) => frame(valid).subarray(0, n)), // torn
-    fc.constant(frame(valid, 1)), // compressed without an encoding
-    fc.constantFrom(...dialect.odd).map((b) => frame(b)),
-    fc.constant(frame(valid)),
-  );
-  return fc.record({
-    status: fc.oneof(fc.constant(200), fc.constantFrom(400, 429, 500, 503)),
-    messages: fc.array(message, { maxLength: 3 }),
-    trailers: fc
-      .record(
-        {
-          'grpc-status': fc.oneof(fc.constant('0'), fc.integer({ min: -1, max: 20 }).map(String), fc.string()),
-          'grpc-message': fc.string({ maxLength: 20 }),
-          'grpc-status-details-bin': fc.uint8Array({ maxLength: 30 }).map((b) => Buffer.from(b).toString('base64')),
-        },
-        { requiredKeys: [] },
-      )
-      .map((r) => r as Record<string, string>),
-  });
-}
-
 /** A valid answer of an HTTP agent: `result` in a JSON-RPC response (`rpc`) or bare (REST), or one SSE event of it. */
 export const validHttp =
   (result: JsonObject, rpc: boolean, streaming: boolean) =>
@@ -337,9 +272,3 @@ export const validHttp =
       ? { status: 200, contentType: 'text/event-stream', body: `data: ${json}\n\n` }
       : { status: 200, contentType: 'application/json', body: json };
   };
-/** A valid answer of a gRPC agent: the dialect's task event, status OK. */
-export const validGrpc = (dialect: GrpcDialect): GrpcAnswer => ({
-  status: 200,
-  messages: [frame(dialect.event)],
-  trailers: { 'grpc-status': '0' },
-});

@@ -10,6 +10,7 @@ import { methodInfo, type MethodName } from '../../src/core/methods.js';
 import { startEchoAgent, type RunningAgent } from '../../examples/demo-agent/echo-agent.js';
 import type { Json, JsonObject } from '../../src/proto/json.js';
 import { requestBytes, responseJson, statusJson } from './codec.js';
+import { BOUND_MS } from './wait.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 
 export const BINDINGS: Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
@@ -225,14 +226,17 @@ export function callGrpcRaw(
   });
 }
 
-/** A raw gRPC call's final status (unary or a server stream, its messages dropped), within `deadlineMs`. */
+/**
+ * A raw gRPC call's final status (unary or a server stream, its messages dropped); DEADLINE_EXCEEDED after
+ * `deadlineMs` (the tests' bound on any wait) is a call never answered.
+ */
 export function grpcStatusOf(
   client: grpc.Client,
   path: string,
   body: Buffer,
   streaming: boolean,
   metadata = new grpc.Metadata(),
-  deadlineMs = 5000,
+  deadlineMs = BOUND_MS,
 ): Promise<grpc.StatusObject> {
   const raw = (b: Buffer): Buffer => b;
   const opts = { deadline: Date.now() + deadlineMs };
