@@ -91,6 +91,18 @@ export function writeJson(schema: DescMessage, message: Message): JsonValue {
 }
 
 /**
+ * Message → ProtoJSON, where what binary holds and JSON cannot write (a Timestamp past year 9999, Infinity in a
+ * Struct) is a ProtoJsonError named by `where` ("(request)", "(response)", "(event)").
+ */
+export function writableJson(schema: DescMessage, message: Message, where: string): JsonValue {
+  try {
+    return toJson(schema, message);
+  } catch (e) {
+    throw new ProtoJsonError([{ field: where, description: (e as Error).message }]);
+  }
+}
+
+/**
  * google.rpc.Status → binary, details packed as Any from their ProtoJSON form
  * ({"@type": …}); a detail of a type this gateway does not know cannot be
  * packed and is left out rather than failing the call.

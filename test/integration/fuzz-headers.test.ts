@@ -13,12 +13,10 @@
 // FUZZ_RUNS sets the cases per property (`npm test` 1,000; `npm run fuzz` 100,000).
 import t from 'tap';
 import fc from 'fast-check';
-import { pino } from 'pino';
-import { Pool } from 'undici';
 import * as grpc from '@grpc/grpc-js';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
-import { startGateway } from '../../src/server/gateway.js';
 import { requestBytes } from '../helpers/codec.js';
+import { fuzzTarget } from '../helpers/fuzz-gateway.js';
 import { gatewayConfig, grpcStatusOf, userMessage } from '../helpers/harness.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
@@ -27,7 +25,8 @@ const GATEWAY_BUG = 'internal gateway error';
 const outcomes = new Map<string, number>();
 const saw = (what: string): void => void outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
 const agent = await startEchoAgent({ bindings: ['JSONRPC'] });
-const gw = await startGateway(
+const { pool, client } = await fuzzTarget(
+  t,
   gatewayConfig(
     [
       {
@@ -38,16 +37,8 @@ const gw = await startGateway(
     ],
     { trustedProxies: ['127.0.0.1'] },
   ),
-  pino({ level: 'silent' }),
 );
-const pool = new Pool(gw.httpUrl, { connections: 8 });
-const client = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure());
-t.teardown(async () => {
-  client.close();
-  await pool.close();
-  await gw.close();
-  await agent.close();
-});
+t.teardown(() => agent.close());
 
 /** A header value undici will send: visible ASCII and spaces (no CR, LF or NUL), now and then long. */
 const text = fc.oneof(

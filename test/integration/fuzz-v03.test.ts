@@ -10,32 +10,16 @@
 // FUZZ_RUNS sets the cases per binding (`npm test` 1,000; `npm run fuzz` 100,000).
 import t from 'tap';
 import fc from 'fast-check';
-import { pino } from 'pino';
-import { Pool } from 'undici';
 import * as grpc from '@grpc/grpc-js';
 import { toBinary, fromJson, type JsonValue } from '@bufbuild/protobuf';
 import { V03_METHODS } from '../../src/compat/v0_3/methods.js';
 import { SendMessageRequestSchema as SendV03 } from '../../src/gen/a2a/v1/a2a_pb.js';
-import { startGateway } from '../../src/server/gateway.js';
-import { refusedPort } from '../helpers/broken-upstreams.js';
-import { gatewayConfig, grpcStatusOf } from '../helpers/harness.js';
+import { refusingTarget } from '../helpers/fuzz-gateway.js';
+import { grpcStatusOf } from '../helpers/harness.js';
 import { TestSseParser } from '../helpers/sse.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
-const port = await refusedPort();
-const gw = await startGateway(
-  gatewayConfig([
-    { name: 'fuzz', upstream: { url: `http://127.0.0.1:${port}/rpc`, binding: 'JSONRPC' as const }, timeoutMs: 1000 },
-  ]),
-  pino({ level: 'silent' }),
-);
-const pool = new Pool(gw.httpUrl, { connections: 8 });
-const client = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure());
-t.teardown(async () => {
-  client.close();
-  await pool.close();
-  await gw.close();
-});
+const { pool, client } = await refusingTarget(t);
 
 const ROWS = [...V03_METHODS.values()];
 const message03 = { kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'fuzz' }] };

@@ -8,31 +8,15 @@
 // FUZZ_RUNS sets the cases per binding (`npm test` 1,000; `npm run fuzz` 100,000).
 import t from 'tap';
 import fc from 'fast-check';
-import { pino } from 'pino';
-import { Pool } from 'undici';
 import * as grpc from '@grpc/grpc-js';
 import { METHODS } from '../../src/core/methods.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { requestBytes } from '../helpers/codec.js';
-import { startGateway } from '../../src/server/gateway.js';
-import { refusedPort } from '../helpers/broken-upstreams.js';
-import { gatewayConfig, grpcStatusOf, userMessage } from '../helpers/harness.js';
+import { refusingTarget } from '../helpers/fuzz-gateway.js';
+import { grpcStatusOf, userMessage } from '../helpers/harness.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
-const port = await refusedPort();
-const gw = await startGateway(
-  gatewayConfig([
-    { name: 'fuzz', upstream: { url: `http://127.0.0.1:${port}/rpc`, binding: 'JSONRPC' as const }, timeoutMs: 1000 },
-  ]),
-  pino({ level: 'silent' }),
-);
-const pool = new Pool(gw.httpUrl, { connections: 8 });
-const client = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure());
-t.teardown(async () => {
-  client.close();
-  await pool.close();
-  await gw.close();
-});
+const { pool, client } = await refusingTarget(t);
 
 const METHOD_NAMES = [...METHODS.keys()];
 const validParams = fc.constantFrom<Record<string, unknown>>(

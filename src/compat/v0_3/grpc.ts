@@ -3,16 +3,8 @@
 // binary — a 0.3 caller's request bytes → the 1.0 request, the 1.0 response
 // or stream event → 0.3 response bytes, and the reverse toward a 0.3
 // upstream — and the 1.0 method a 0.3 gRPC path names.
-import {
-  fromBinary,
-  fromJson,
-  toBinary,
-  toJson,
-  type DescMessage,
-  type JsonValue,
-  type Message,
-} from '@bufbuild/protobuf';
-import { ProtoJsonError } from '../../proto/json.js';
+import { fromBinary, fromJson, toBinary } from '@bufbuild/protobuf';
+import { writableJson } from '../../proto/json.js';
 import type { AnyRequest, AnyResponse, MethodName } from '../../core/methods.js';
 import type { V03Endpoints } from './card.js';
 import { resolveMethod, V03_GRPC_SERVICE } from './methods.js';
@@ -28,19 +20,7 @@ import {
 /** A 0.3 gRPC request (binary a2a.v1 message) → the 1.0 request. */
 export function grpcRequestFromV03(method: string, bytes: Uint8Array, opts?: ProtoReadOptions): AnyRequest {
   const s = v03Info(method).requestSchema;
-  return requestFromV03Proto(method, writable(s, fromBinary(s, bytes), '(request)'), opts);
-}
-
-/**
- * The message's ProtoJSON; what binary holds and JSON cannot write (a Timestamp past year 9999, Infinity in a
- * Struct) is a ProtoJsonError: bytes that were read, not a valid message.
- */
-function writable(schema: DescMessage, message: Message, where: string): JsonValue {
-  try {
-    return toJson(schema, message);
-  } catch (e) {
-    throw new ProtoJsonError([{ field: where, description: (e as Error).message }]);
-  }
+  return requestFromV03Proto(method, writableJson(s, fromBinary(s, bytes), '(request)'), opts);
 }
 
 /** The 1.0 request → a 0.3 gRPC request (binary). */
@@ -63,7 +43,7 @@ export function grpcResponseToV03(
 export function grpcResponseFromV03(method: string, bytes: Uint8Array): AnyResponse {
   const m = v03Info(method);
   const s = m.responseSchema;
-  return responseFromV03Proto(method, writable(s, fromBinary(s, bytes), m.streaming ? '(event)' : '(response)'));
+  return responseFromV03Proto(method, writableJson(s, fromBinary(s, bytes), m.streaming ? '(event)' : '(response)'));
 }
 
 /** The method a 0.3 gRPC path names ("/a2a.v1.A2AService/TaskSubscription" → SubscribeToTask). */

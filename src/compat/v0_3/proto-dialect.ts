@@ -19,7 +19,7 @@
 // {proto3Blocking: true} to read `blocking` as the proto3 bool instead (a
 // configuration without it = false = return immediately, as 0.3.14's and
 // 1.3.0's servers read it). Toward 0.3, `blocking` is written explicitly.
-import { toJson, type DescMessage } from '@bufbuild/protobuf';
+import type { DescMessage } from '@bufbuild/protobuf';
 import { methodInfo, type AnyRequest, type AnyResponse } from '../../core/methods.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import { StreamResponseSchema, type StreamResponse } from '../../gen/a2a_pb.js';
@@ -27,7 +27,7 @@ import {
   CreateTaskPushNotificationConfigRequestSchema as CreateV03,
   TaskPushNotificationConfigSchema as PushConfigV03,
 } from '../../gen/a2a/v1/a2a_pb.js';
-import { ProtoJsonError, readJson, writeJson } from '../../proto/json.js';
+import { readJson, writableJson, writeJson } from '../../proto/json.js';
 import { cardFromV03Proto, cardToV03Proto, v03EndpointsOf, type V03Endpoints } from './card.js';
 import { bad, compact, configName, idsOfConfigName, isObject, reqObject, taskIdOfName, taskName } from './common.js';
 import type { Json, JsonObject } from './common.js';
@@ -63,12 +63,7 @@ export function v03Info(method: string): V03MethodInfo {
  * What reads but does not write back (a number past a double's range in a Struct: Infinity) is a ProtoJsonError too.
  */
 function norm(schema: DescMessage, json: unknown, where = '(request)'): JsonObject {
-  const message = readJson(schema, json, where);
-  try {
-    return toJson(schema, message) as JsonObject;
-  } catch (e) {
-    throw new ProtoJsonError([{ field: where, description: (e as Error).message }]);
-  }
+  return writableJson(schema, readJson(schema, json, where), where) as JsonObject;
 }
 
 const obj = (v: Json | undefined): JsonObject => (isObject(v) ? v : {});
