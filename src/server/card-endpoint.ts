@@ -4,8 +4,8 @@
 // header the card is built from (A2A-Version: its shape follows the caller's
 // version; Host and, behind trusted proxies, the forwarded headers, unless the
 // route's public URLs are configured), and 304 answers to If-None-Match /
-// If-Modified-Since. A card that cannot be served is an error in the asking
-// version's REST form.
+// If-Modified-Since. A card that cannot be served is an error in the form of
+// the card asked for (0.3's `{code, message}` for 0.3's shape).
 import type { CardService } from '../card/card-service.js';
 import type { RouteConfig } from '../config/types.js';
 import { asA2AError } from '../errors/a2a-error.js';
