@@ -1,15 +1,16 @@
 // The A2A 0.3 JSON-RPC dialect (src/compat/v0_3/jsonrpc-dialect.ts,
 // bridge-0.3-1.0.md §3–§6): round trips both ways for every method's request
-// and response and every stream event kind, the lossy cases and bad input;
-// everything it emits validates against the official 0.3 JSON Schema. (The
-// SDKs' view of the same: compat-jsonrpc-sdk.test.ts.)
-import t, { type Test } from 'tap';
+// and response and every stream event kind, and the lossy cases; everything
+// it emits validates against the official 0.3 JSON Schema. (Bad input:
+// compat-bad-input.test.ts. The SDKs' view: compat-jsonrpc-sdk.test.ts.)
+import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { equals, type DescMessage } from '@bufbuild/protobuf';
 import { METHODS, methodInfo, type AnyRequest, type AnyResponse, type MethodName } from '../../src/core/methods.js';
 import { StreamResponseSchema } from '../../src/gen/a2a_pb.js';
-import { ProtoJsonError, readJson, writeJson, type Json, type JsonObject } from '../../src/proto/json.js';
+import { readJson, writeJson, type Json, type JsonObject } from '../../src/proto/json.js';
+import { throwsWhere } from '../helpers/throws.js';
 import { A2AError } from '../../src/errors/a2a-error.js';
 import {
   eventFromV03,
@@ -155,14 +156,6 @@ const V03_SCHEMA_OF_PARAMS: Partial<Record<MethodName, string>> = {
 };
 
 /** Asserts that fn throws an error `pred` accepts. */
-function throwsWhere(tt: Test, fn: () => unknown, pred: (e: unknown) => boolean, msg: string): void {
-  try {
-    fn();
-    tt.fail(`${msg}: nothing thrown`);
-  } catch (e) {
-    tt.ok(pred(e), msg);
-  }
-}
 
 const methods = Object.keys(REQUESTS) as Array<keyof typeof REQUESTS>;
 const req1 = (m: MethodName, j: JsonObject): AnyRequest => readJson(methodInfo(m).requestSchema, j) as AnyRequest;
@@ -363,41 +356,4 @@ t.test('ListTasks has no 0.3 form: UnsupportedOperation', async (tt) => {
   throwsWhere(tt, () => requestToV03('ListTasks', r), named('UNSUPPORTED_OPERATION'), 'request toward 0.3');
   throwsWhere(tt, () => resultToV03('ListTasks', res1('ListTasks', {})), named('UNSUPPORTED_OPERATION'), 'result');
   throwsWhere(tt, () => requestFromV03('tasks/list', {}), named('METHOD_NOT_FOUND'), 'no 0.3 name "tasks/list"');
-});
-
-t.test('bad 0.3 input is a ProtoJsonError naming the field', async (tt) => {
-  const msg = { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 'x' }] };
-  const cases: Array<[string, unknown, string]> = [
-    ['message/send', [], '(params)'],
-    ['message/send', { message: { ...msg, messageId: 5 } }, 'message.messageId'],
-    ['message/send', { message: { ...msg, role: 'bot' } }, 'message.role'],
-    ['message/send', { message: { ...msg, parts: [{ kind: 'video' }] } }, 'message.parts[0].kind'],
-    ['message/send', { message: { ...msg, parts: [{ kind: 'file', file: {} }] } }, 'message.parts[0].file'],
-    ['message/send', { message: { ...msg, parts: 'x' } }, 'message.parts'],
-    ['message/send', { message: msg, configuration: { blocking: 'yes' } }, 'configuration.blocking'],
-    ['tasks/get', { id: 1 }, 'id'],
-    ['tasks/get', { id: 't', historyLength: 1.5 }, 'historyLength'],
-    ['tasks/pushNotificationConfig/set', { taskId: 't', pushNotificationConfig: {} }, 'pushNotificationConfig.url'],
-    ['tasks/pushNotificationConfig/delete', { id: 't' }, 'pushNotificationConfigId'],
-  ];
-  for (const [method, params, field] of cases) {
-    throwsWhere(
-      tt,
-      () => requestFromV03(method, params),
-      (e: unknown) => e instanceof ProtoJsonError && e.violations[0]?.field === field,
-      `${method} ${JSON.stringify(params)} → ${field}`,
-    );
-  }
-  throwsWhere(
-    tt,
-    () => resultFromV03('tasks/get', { kind: 'task', id: 't', contextId: 'c', status: { state: 'paused' } }),
-    (e: unknown) => e instanceof ProtoJsonError && e.violations[0]?.field === '(result).status.state',
-    'unknown task state',
-  );
-  throwsWhere(
-    tt,
-    () => eventFromV03({ kind: 'snapshot' }),
-    (e) => e instanceof ProtoJsonError,
-    'unknown kind',
-  );
 });

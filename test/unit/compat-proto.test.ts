@@ -1,17 +1,15 @@
 // The A2A 0.3 proto dialect (src/compat/v0_3/proto-dialect.ts and grpc.ts,
 // bridge-0.3-1.0.md §3–§6): ProtoJSON (REST) and binary (gRPC) of package
 // a2a.v1 ⇄ 1.0, round trips for every method and event kind, the wire forms,
-// the lossy cases, both CreateTaskPushNotificationConfig bodies and bad input.
+// the lossy cases and both CreateTaskPushNotificationConfig bodies (bad input:
+// compat-bad-input.test.ts).
 // (The SDKs' view of the same: compat-proto-sdk.test.ts.)
-import t, { type Test } from 'tap';
-import { equals, fromJson, toBinary, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
-import {
-  SendMessageResponseSchema as SendResponseV03,
-  StreamResponseSchema as StreamV03,
-} from '../../src/gen/a2a/v1/a2a_pb.js';
+import t from 'tap';
+import { equals } from '@bufbuild/protobuf';
 import { methodInfo, type AnyRequest, type AnyResponse, type MethodName } from '../../src/core/methods.js';
 import { StreamResponseSchema } from '../../src/gen/a2a_pb.js';
 import { ProtoJsonError, readJson, writeJson, type JsonObject } from '../../src/proto/json.js';
+import { throwsWhere } from '../helpers/throws.js';
 import {
   eventFromV03Proto,
   eventToV03Proto,
@@ -123,15 +121,6 @@ const sameReq = (m: MethodName, a: AnyRequest, b: AnyRequest): boolean =>
   equals(methodInfo(m).requestSchema, a as never, b as never);
 const sameRes = (m: MethodName, a: AnyResponse, b: AnyResponse): boolean =>
   equals(resSchema(m), a as never, b as never);
-
-function throwsWhere(tt: Test, fn: () => unknown, pred: (e: unknown) => boolean, msg: string): void {
-  try {
-    fn();
-    tt.fail(`${msg}: nothing thrown`);
-  } catch (e) {
-    tt.ok(pred(e), msg);
-  }
-}
 
 t.test('round trips through ProtoJSON and gRPC binary, both directions', async (tt) => {
   for (const m of methods) {
@@ -329,67 +318,4 @@ t.test('CreateTaskPushNotificationConfig: both bodies 0.3 peers send', async (tt
     (e) => e instanceof ProtoJsonError && e.violations[0]?.field === 'config.pushNotificationConfig',
     'no pushNotificationConfig',
   );
-});
-
-t.test('bad 0.3 proto input is a ProtoJsonError naming the field', async (tt) => {
-  const cases: Array<[MethodName, unknown, string]> = [
-    ['GetTask', { name: 'task-1' }, 'name'],
-    ['GetTask', { name: 'tasks/t', historyLength: 'x' }, 'historyLength'],
-    ['GetTaskPushNotificationConfig', { name: 'tasks/t' }, 'name'],
-    ['ListTaskPushNotificationConfigs', { parent: '' }, 'parent'],
-    ['SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', content: [{}] } }, 'message.content[0]'],
-    ['SendMessage', { message: { messageId: 'm', content: [] } }, 'message.role'],
-    ['SendMessage', 'x', '(request)'],
-  ];
-  for (const [m, body, field] of cases) {
-    throwsWhere(
-      tt,
-      () => requestFromV03Proto(m, body),
-      (e) => e instanceof ProtoJsonError && e.violations[0]?.field === field,
-      `${m} ${JSON.stringify(body)} → ${field}`,
-    );
-  }
-  throwsWhere(
-    tt,
-    () => eventFromV03Proto({}),
-    (e) => e instanceof ProtoJsonError,
-    'empty event',
-  );
-  // what reads and cannot be written back (Infinity in a Struct) is named by where it was: an answer is no request
-  const odd = { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' }, metadata: { x: Infinity } };
-  const unwritable: Array<[string, () => unknown, string]> = [
-    [
-      'Infinity in a request',
-      () =>
-        requestFromV03Proto('SendMessage', {
-          message: { messageId: 'm', role: 'ROLE_USER', content: [], metadata: { x: Infinity } },
-        }),
-      '(request)',
-    ],
-    ['Infinity in an answer', () => responseFromV03Proto('GetTask', odd), '(response)'],
-    ['Infinity in an event', () => eventFromV03Proto({ task: odd }), '(event)'],
-  ];
-  // the same over gRPC (binary of the 0.3 proto: a stream's message is an event), and a non-object answer
-  const oddBytes = (schema: DescMessage, json: JsonObject) => {
-    const m = fromJson(schema, json as JsonValue) as unknown as { payload: { value: { metadata: unknown } } };
-    m.payload.value.metadata = { x: Infinity };
-    return toBinary(schema, m as unknown as Parameters<typeof toBinary>[1]);
-  };
-  const oddTask = { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } };
-  unwritable.push(
-    [
-      'Infinity in a gRPC answer',
-      () => grpcResponseFromV03('SendMessage', oddBytes(SendResponseV03, oddTask)),
-      '(response)',
-    ],
-    [
-      'Infinity in a gRPC event',
-      () => grpcResponseFromV03('TaskSubscription', oddBytes(StreamV03, oddTask)),
-      '(event)',
-    ],
-    ['an answer that is no object', () => responseFromV03Proto('GetTask', []), '(response)'],
-  );
-  for (const [what, read, field] of unwritable) {
-    throwsWhere(tt, read, (e) => e instanceof ProtoJsonError && e.violations[0]?.field === field, `${what}: ${field}`);
-  }
 });
