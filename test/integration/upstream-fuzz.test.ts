@@ -14,10 +14,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import fc from 'fast-check';
 import * as grpc from '@grpc/grpc-js';
 import t from 'tap';
-import { pino } from 'pino';
-import { Pool } from 'undici';
 import type { Binding } from '../../src/config/types.js';
-import { startGateway } from '../../src/server/gateway.js';
 import { cutGrpc, GRPC_V03, GRPC_V1, grpcAnswers, validGrpc, type GrpcAnswer } from '../helpers/agent-answers-grpc.js';
 import {
   cutHttp,
@@ -32,6 +29,7 @@ import {
   validHttp,
 } from '../helpers/agent-answers.js';
 import { requestBytes } from '../helpers/codec.js';
+import { fuzzTarget } from '../helpers/fuzz-gateway.js';
 import { gatewayConfig, userMessage } from '../helpers/harness.js';
 import { TestSseParser } from '../helpers/sse.js';
 import { BOUND_MS, eventually } from '../helpers/wait.js';
@@ -122,7 +120,9 @@ const route = (name: string, url: string, binding: Binding, version: '1.0' | '0.
   upstream: { url, binding, version, tenant: 'clear' as const },
   ssrfGuard: false,
 });
-const gw = await startGateway(
+// the gateway, its pool and gRPC client closed at teardown (fuzz-gateway.ts); the agents in a teardown of their own
+const { gw, pool, client } = await fuzzTarget(
+  t,
   gatewayConfig([
     route('j', `${httpBase}/rpc`, 'JSONRPC'),
     route('j03', `${httpBase}/rpc`, 'JSONRPC', '0.3'),
@@ -131,14 +131,8 @@ const gw = await startGateway(
     route('g', grpcAddress, 'GRPC'),
     route('g03', grpcAddress, 'GRPC', '0.3'),
   ]),
-  pino({ level: 'silent' }),
 );
-const pool = new Pool(gw.httpUrl, { connections: 4 });
-const client = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure());
 t.teardown(async () => {
-  client.close();
-  await pool.close();
-  await gw.close();
   await new Promise((r) => agent.close(r));
   for (const s of agentSessions) s.destroy();
   await new Promise((r) => grpcAgent.close(r));
