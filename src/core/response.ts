@@ -27,7 +27,8 @@ export function responseFromJson(info: MethodInfo, json: unknown, strings: LongS
 
 /**
  * The answer (or stream event) as read, once it holds nothing JSON cannot write back: JSON reads a number past a
- * double's range (1e999) as Infinity in a Struct. Run by the HTTP upstream clients on what any dialect read.
+ * double's range (1e999) as Infinity in a Struct; binary holds a Timestamp out of range or a NaN. Run by the HTTP
+ * clients on what any dialect read and by the 1.0 gRPC client (a 0.3 gRPC answer is written to JSON on its way in).
  */
 export function writableAnswer<T extends object>(info: MethodInfo, response: T): T {
   const bad = answerViolations(info.responseSchema, response)[0];

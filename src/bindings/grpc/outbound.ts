@@ -8,8 +8,8 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { methodOf, requestOf, type Envelope } from '../../core/envelope.js';
 import { mapEvents } from '../../core/event-stream.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
+import { writableAnswer } from '../../core/response.js';
 import { upstreamHeaders } from '../../core/service-params.js';
-import { answerViolations } from '../../core/validate.js';
 import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
@@ -35,13 +35,8 @@ export interface GrpcUpstreamDialect {
 export const GRPC_V1: GrpcUpstreamDialect = {
   path: (info) => `/${A2A_SERVICE}/${info.name}`,
   encode: (info, env) => toBinaryChunks(info.requestSchema, requestOf(env) as unknown as Msg),
-  decode: (info, bytes) => {
-    const answer = fromBinary(info.responseSchema, bytes);
-    // what binary holds and JSON cannot (a Timestamp out of range, a NaN) is no answer to write on
-    const bad = answerViolations(info.responseSchema, answer)[0];
-    if (bad) throw new Error(`${bad.field}: ${bad.description}`);
-    return answer as AnyResponse;
-  },
+  // what binary holds and JSON cannot (a Timestamp out of range, a NaN) is no answer to write on
+  decode: (info, bytes) => writableAnswer(info, fromBinary(info.responseSchema, bytes) as AnyResponse),
   error: (_info, e) => fromServiceError(e),
 };
 
