@@ -1,17 +1,16 @@
-// The A2A 0.3 JSON-RPC dialect (src/compat/v0_3/jsonrpc-dialect.ts,
-// bridge-0.3-1.0.md §3–§6): round trips both ways for every method's request
-// and response and every stream event kind, and the lossy cases; everything
-// it emits validates against the official 0.3 JSON Schema. (Bad input:
-// compat-bad-input.test.ts. The SDKs' view: compat-jsonrpc-sdk.test.ts.)
+// The A2A 0.3 JSON-RPC dialect (src/compat/v0_3/jsonrpc-dialect.ts, bridge-0.3-1.0.md §3–§6):
+// round trips both ways for every method's request and response and every stream event kind,
+// valid against the official 0.3 JSON Schema, and the wire forms. (Lossy cases and ListTasks:
+// compat-jsonrpc-lossy.test.ts; bad input: compat-bad-input.test.ts; the SDKs' view:
+// compat-jsonrpc-sdk.test.ts.)
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { equals, type DescMessage } from '@bufbuild/protobuf';
 import { METHODS, methodInfo, type AnyRequest, type AnyResponse, type MethodName } from '../../src/core/methods.js';
 import { StreamResponseSchema } from '../../src/gen/a2a_pb.js';
-import { readJson, writeJson, type Json, type JsonObject } from '../../src/proto/json.js';
-import { throwsWhere } from '../helpers/throws.js';
-import { A2AError } from '../../src/errors/a2a-error.js';
+import { readJson, writeJson, type JsonObject } from '../../src/proto/json.js';
+import { agentMsg, pushConfig, req1, res1 } from '../helpers/compat-fixtures.js';
 import {
   eventFromV03,
   eventToV03,
@@ -48,13 +47,6 @@ const userMsg: JsonObject = {
   extensions: ['urn:ext:1'],
   referenceTaskIds: ['t-0'],
 };
-const agentMsg: JsonObject = {
-  messageId: 'm-2',
-  contextId: 'c-1',
-  taskId: 't-1',
-  role: 'ROLE_AGENT',
-  parts: [{ text: 'ok' }],
-};
 const artifact: JsonObject = {
   artifactId: 'a-1',
   name: 'out',
@@ -70,13 +62,6 @@ const task: JsonObject = {
   artifacts: [artifact],
   history: [userMsg, agentMsg],
   metadata: { m: 1 },
-};
-const pushConfig: JsonObject = {
-  taskId: 't-1',
-  id: 'cfg-1',
-  url: 'https://hooks.example/a2a',
-  token: 'tok',
-  authentication: { scheme: 'Bearer', credentials: 'secret' },
 };
 const card: JsonObject = {
   name: 'Echo',
@@ -155,11 +140,7 @@ const V03_SCHEMA_OF_PARAMS: Partial<Record<MethodName, string>> = {
   DeleteTaskPushNotificationConfig: 'DeleteTaskPushNotificationConfigParams',
 };
 
-/** Asserts that fn throws an error `pred` accepts. */
-
 const methods = Object.keys(REQUESTS) as Array<keyof typeof REQUESTS>;
-const req1 = (m: MethodName, j: JsonObject): AnyRequest => readJson(methodInfo(m).requestSchema, j) as AnyRequest;
-const res1 = (m: MethodName, j: JsonObject): AnyResponse => readJson(methodInfo(m).responseSchema, j) as AnyResponse;
 const same = (schema: DescMessage, a: AnyRequest | AnyResponse, b: AnyRequest | AnyResponse): boolean =>
   equals(schema, a as never, b as never);
 
@@ -282,78 +263,4 @@ t.test('the 0.3 wire forms', async (tt) => {
   });
   const sent = resultToV03('SendMessage', res1('SendMessage', { task })) as JsonObject;
   tt.match(sent, { kind: 'task', status: { state: 'input-required', message: { kind: 'message', role: 'agent' } } });
-});
-
-t.test('lossy and defaulted cases', async (tt) => {
-  const msg = { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 'x' }] };
-  const rI = (configuration: Json | undefined): boolean => {
-    const r = requestFromV03('message/send', {
-      message: msg,
-      ...(configuration === undefined ? {} : { configuration }),
-    });
-    const c = (writeJson(methodInfo('SendMessage').requestSchema, r) as JsonObject).configuration;
-    return (c as JsonObject | undefined)?.returnImmediately === true;
-  };
-  tt.equal(rI(undefined), false, 'no configuration: blocking');
-  tt.equal(rI({}), false, 'configuration {} : blocking (not returnImmediately, unlike 1.3.0)');
-  tt.equal(rI({ blocking: true }), false);
-  tt.equal(rI({ blocking: false }), true, 'only an explicit blocking:false returns immediately');
-
-  const get = requestFromV03('tasks/pushNotificationConfig/get', { id: 't-9' });
-  tt.match(writeJson(methodInfo('GetTaskPushNotificationConfig').requestSchema, get), { taskId: 't-9', id: 't-9' });
-
-  const set = requestFromV03('tasks/pushNotificationConfig/set', {
-    taskId: 't',
-    pushNotificationConfig: { url: 'https://h/x', authentication: { schemes: ['Basic', 'Bearer'], credentials: 'c' } },
-  });
-  tt.match(writeJson(methodInfo('CreateTaskPushNotificationConfig').requestSchema, set), {
-    authentication: { scheme: 'Basic', credentials: 'c' },
-  });
-
-  const text = requestToV03(
-    'SendMessage',
-    req1('SendMessage', { message: { ...agentMsg, parts: [{ text: 'x', mediaType: 'text/markdown' }] } }),
-  )!;
-  tt.same(
-    ((text.message as JsonObject).parts as JsonObject[])[0],
-    { kind: 'text', text: 'x' },
-    'text mediaType has no 0.3 form',
-  );
-
-  const dataBack = requestFromV03('message/send', {
-    message: { ...msg, parts: [{ kind: 'data', data: { value: 7 }, metadata: { data_part_compat: true, other: 1 } }] },
-  });
-  tt.same((writeJson(methodInfo('SendMessage').requestSchema, dataBack) as JsonObject).message, {
-    messageId: 'm',
-    role: 'ROLE_USER',
-    parts: [{ data: 7, metadata: { other: 1 } }],
-  });
-  const plainData = requestFromV03('message/send', {
-    message: { ...msg, parts: [{ kind: 'data', data: { value: 7 } }] },
-  });
-  tt.match(
-    writeJson(methodInfo('SendMessage').requestSchema, plainData),
-    { message: { parts: [{ data: { value: 7 } }] } },
-    'no flag: not unwrapped',
-  );
-
-  const naive = resultFromV03('tasks/get', {
-    kind: 'task',
-    id: 't',
-    contextId: 'c',
-    status: { state: 'working', timestamp: '2025-01-02T03:04:05.123' },
-  });
-  tt.match(
-    writeJson(methodInfo('GetTask').responseSchema, naive),
-    { status: { timestamp: '2025-01-02T03:04:05.123Z' } },
-    'zone-less time read as UTC',
-  );
-});
-
-t.test('ListTasks has no 0.3 form: UnsupportedOperation', async (tt) => {
-  const r = req1('ListTasks', {});
-  const named = (n: string) => (e: unknown) => e instanceof A2AError && e.errorName === n;
-  throwsWhere(tt, () => requestToV03('ListTasks', r), named('UNSUPPORTED_OPERATION'), 'request toward 0.3');
-  throwsWhere(tt, () => resultToV03('ListTasks', res1('ListTasks', {})), named('UNSUPPORTED_OPERATION'), 'result');
-  throwsWhere(tt, () => requestFromV03('tasks/list', {}), named('METHOD_NOT_FOUND'), 'no 0.3 name "tasks/list"');
 });

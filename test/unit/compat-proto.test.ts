@@ -1,15 +1,14 @@
-// The A2A 0.3 proto dialect (src/compat/v0_3/proto-dialect.ts and grpc.ts,
-// bridge-0.3-1.0.md §3–§6): ProtoJSON (REST) and binary (gRPC) of package
-// a2a.v1 ⇄ 1.0, round trips for every method and event kind, the wire forms,
-// the lossy cases and both CreateTaskPushNotificationConfig bodies (bad input:
-// compat-bad-input.test.ts).
-// (The SDKs' view of the same: compat-proto-sdk.test.ts.)
+// The A2A 0.3 proto dialect (src/compat/v0_3/proto-dialect.ts and grpc.ts, bridge-0.3-1.0.md §3–§6):
+// ProtoJSON (REST) and binary (gRPC) of package a2a.v1 ⇄ 1.0, round trips for every method and event
+// kind, the wire forms and the lossy cases. (Both CreateTaskPushNotificationConfig bodies:
+// compat-proto-push-config.test.ts; bad input: compat-bad-input.test.ts; the SDKs' view:
+// compat-proto-sdk.test.ts.)
 import t from 'tap';
 import { equals } from '@bufbuild/protobuf';
-import { methodInfo, type AnyRequest, type AnyResponse, type MethodName } from '../../src/core/methods.js';
+import { methodInfo, type AnyResponse, type MethodName } from '../../src/core/methods.js';
 import { StreamResponseSchema } from '../../src/gen/a2a_pb.js';
-import { ProtoJsonError, readJson, writeJson, type JsonObject } from '../../src/proto/json.js';
-import { throwsWhere } from '../helpers/throws.js';
+import { readJson, writeJson, type JsonObject } from '../../src/proto/json.js';
+import { pushConfig, req1, sameReq } from '../helpers/compat-fixtures.js';
 import {
   eventFromV03Proto,
   eventToV03Proto,
@@ -59,13 +58,6 @@ const task: JsonObject = {
   history: [userMsg, agentMsg],
   metadata: { m: 1 },
 };
-const pushConfig: JsonObject = {
-  taskId: 't-1',
-  id: 'cfg-1',
-  url: 'https://hooks.example/a2a',
-  token: 'tok',
-  authentication: { scheme: 'Bearer', credentials: 'secret' },
-};
 const events: JsonObject[] = [
   { task },
   { message: agentMsg },
@@ -114,11 +106,8 @@ const RESPONSES: Record<M, JsonObject[]> = {
 };
 const methods = Object.keys(REQUESTS) as M[];
 const streaming = (m: MethodName): boolean => V03_METHODS.get(m)!.streaming;
-const req1 = (m: MethodName, j: JsonObject): AnyRequest => readJson(methodInfo(m).requestSchema, j) as AnyRequest;
 const resSchema = (m: MethodName) => (streaming(m) ? StreamResponseSchema : methodInfo(m).responseSchema);
 const res1 = (m: MethodName, j: JsonObject): AnyResponse => readJson(resSchema(m), j) as AnyResponse;
-const sameReq = (m: MethodName, a: AnyRequest, b: AnyRequest): boolean =>
-  equals(methodInfo(m).requestSchema, a as never, b as never);
 const sameRes = (m: MethodName, a: AnyResponse, b: AnyResponse): boolean =>
   equals(resSchema(m), a as never, b as never);
 
@@ -269,53 +258,4 @@ t.test('lossy cases toward the 0.3 proto', async (tt) => {
     taskId: 't',
     authentication: { scheme: 'Basic' },
   });
-});
-
-t.test('CreateTaskPushNotificationConfig: both bodies 0.3 peers send', async (tt) => {
-  const pnc = {
-    id: 'cfg-1',
-    url: 'https://hooks.example/a2a',
-    token: 'tok',
-    authentication: { schemes: ['Bearer'], credentials: 'secret' },
-  };
-  const want = req1('CreateTaskPushNotificationConfig', pushConfig);
-  const bodies: Array<[string, JsonObject]> = [
-    [
-      'CreateTaskPushNotificationConfigRequest',
-      {
-        parent: 'tasks/t-1',
-        configId: 'cfg-1',
-        config: { name: 'tasks/t-1/pushNotificationConfigs/cfg-1', pushNotificationConfig: pnc },
-      },
-    ],
-    [
-      'the proto rule’s parent ("task/…")',
-      {
-        parent: 'task/t-1/pushNotificationConfigs',
-        configId: 'cfg-1',
-        config: { pushNotificationConfig: { ...pnc, id: '' } },
-      },
-    ],
-    [
-      'TaskPushNotificationConfig (0.3.14 and 1.3.0 clients)',
-      { name: 'tasks/t-1/pushNotificationConfigs/cfg-1', pushNotificationConfig: pnc },
-    ],
-    [
-      'its body with the path’s parent merged',
-      { name: 'tasks/x/pushNotificationConfigs/', pushNotificationConfig: pnc, parent: 'tasks/t-1' },
-    ],
-    ['snake_case', { parent: 'tasks/t-1', config_id: 'cfg-1', config: { push_notification_config: pnc } }],
-  ];
-  for (const [what, body] of bodies) {
-    tt.ok(
-      sameReq('CreateTaskPushNotificationConfig', requestFromV03Proto('CreateTaskPushNotificationConfig', body), want),
-      what,
-    );
-  }
-  throwsWhere(
-    tt,
-    () => requestFromV03Proto('CreateTaskPushNotificationConfig', { parent: 'tasks/t-1', config: {} }),
-    (e) => e instanceof ProtoJsonError && e.violations[0]?.field === 'config.pushNotificationConfig',
-    'no pushNotificationConfig',
-  );
 });
