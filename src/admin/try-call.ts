@@ -7,7 +7,7 @@
 // answer or stream event as it arrives, then the end. Header values the
 // operator typed are never echoed back (they may be credentials).
 import { randomUUID } from 'node:crypto';
-import * as grpc from '@grpc/grpc-js';
+import { status as grpcCodes } from '@grpc/grpc-js';
 import { fromBinary, fromJson, toBinary, type JsonValue } from '@bufbuild/protobuf';
 import type { Dispatcher } from 'undici';
 import { Agent, request } from '../util/undici.js';
@@ -15,6 +15,8 @@ import type { Binding, RouteConfig } from '../config/types.js';
 import { REDACTED } from '../core/secrets.js';
 import { methodInfo } from '../core/methods.js';
 import { statusFromBinary, writeJson, type JsonObject } from '../proto/json.js';
+import { GrpcStatusError, type GrpcStatus } from '../upstream/grpc-messages.js';
+import { GrpcSession, LOOPBACK_TLS } from '../upstream/grpc-session.js';
 import { readSse } from '../sse/reader.js';
 
 export interface TryRequest {
@@ -68,9 +70,12 @@ function sendMessageRequest(req: TryRequest): JsonObject {
   };
 }
 
-/** The console's clients of its own gateway's listeners: one gRPC channel per authority, one TLS agent. */
+/**
+ * The console's clients of its own gateway's listeners: the gateway's own gRPC client (node:http2; grpc-js's could
+ * leave a stream open on the wire when cancelled a few turns after it started), one TLS agent.
+ */
 export class TryClients {
-  private readonly channels = new Map<string, grpc.Client>();
+  private readonly sessions = new Map<string, GrpcSession>();
   private agent: Agent | undefined;
 
   /** Loopback to the gateway's own TLS listener: its certificate names the public host, not 127.0.0.1. */
@@ -80,22 +85,19 @@ export class TryClients {
     return this.agent;
   }
 
-  grpc(l: Listeners, authority: string | undefined): grpc.Client {
-    const key = `${l.grpcAddress} ${authority ?? ''}`;
-    let c = this.channels.get(key);
-    if (!c) {
-      const creds = l.tls
-        ? grpc.credentials.createSsl(null, null, null, { rejectUnauthorized: false })
-        : grpc.credentials.createInsecure();
-      c = new grpc.Client(l.grpcAddress, creds, authority ? { 'grpc.default_authority': authority } : {});
-      this.channels.set(key, c);
+  grpc(l: Listeners): GrpcSession {
+    const key = `${l.grpcAddress} ${l.tls}`;
+    let s = this.sessions.get(key);
+    if (!s) {
+      s = new GrpcSession(l.grpcAddress, l.tls ? LOOPBACK_TLS : undefined);
+      this.sessions.set(key, s);
     }
-    return c;
+    return s;
   }
 
   close(): void {
-    for (const c of this.channels.values()) c.close();
-    this.channels.clear();
+    for (const s of this.sessions.values()) s.close();
+    this.sessions.clear();
     void this.agent?.close();
     this.agent = undefined;
   }
@@ -174,22 +176,26 @@ function statusOf(bin: unknown): ReturnType<typeof statusFromBinary> | undefined
   try {
     return bin instanceof Buffer ? statusFromBinary(bin) : undefined;
   } catch {
-    return undefined; // (run in a grpc-js callback: a throw there would end the process)
+    return undefined; // the page shows the code and message without them
   }
 }
 
-function grpcFailure(err: grpc.ServiceError): TryEvent {
-  const status = statusOf(err.metadata?.get('grpc-status-details-bin')[0]);
-  return { type: 'error', message: `gRPC ${grpc.status[err.code]} (${err.code}): ${err.details}`, data: status };
+function grpcFailure(s: GrpcStatus): TryEvent {
+  const details = statusOf(s.metadata?.get('grpc-status-details-bin')[0]);
+  return { type: 'error', message: `gRPC ${grpcCodes[s.code]} (${s.code}): ${s.details}`, data: details };
+}
+
+/** A status other than OK as the page's error event; anything else (an answer refused as torn or too large) thrown. */
+function failure(e: unknown): TryEvent {
+  if (e instanceof GrpcStatusError) return grpcFailure(e.status);
+  throw e;
 }
 
 async function* grpcCall(req: TryRequest, l: Listeners, c: TryClients, signal: AbortSignal): AsyncGenerator<TryEvent> {
   const method = methodInfo(req.stream ? 'SendStreamingMessage' : 'SendMessage');
   const params = sendMessageRequest(req);
   const authority = req.route.hosts[0];
-  const md = new grpc.Metadata();
-  md.set('a2a-version', '1.0');
-  for (const [k, v] of Object.entries(req.headers)) md.set(k, v);
+  const metadata = { 'a2a-version': '1.0', ...req.headers };
   const shown = shownHeaders({ 'a2a-version': '1.0' }, req.headers);
   const path = `/lf.a2a.v1.A2AService/${method.name}`;
   const grpcurl = [
@@ -207,11 +213,8 @@ async function* grpcCall(req: TryRequest, l: Listeners, c: TryClients, signal: A
       { label: `${method.requestSchema.typeName} (ProtoJSON)`, text: JSON.stringify(params, null, 2) },
     ],
   };
-  const bytes = toBinary(method.requestSchema, fromJson(method.requestSchema, params as JsonValue));
-  const encode = (b: Uint8Array): Buffer => Buffer.from(b);
-  const decode = (b: Buffer): Buffer => b;
+  const body = [toBinary(method.requestSchema, fromJson(method.requestSchema, params as JsonValue))];
   // an answer as the page shows it; bytes it cannot read (an agent's, through a pass-through route) an error event
-  // (run in a grpc-js callback: a throw there would end the process)
   const answer = (b: Buffer): TryEvent => {
     try {
       return { type: 'event', data: writeJson(method.responseSchema, fromBinary(method.responseSchema, b)) };
@@ -219,25 +222,27 @@ async function* grpcCall(req: TryRequest, l: Listeners, c: TryClients, signal: A
       return { type: 'error', message: `an answer the console cannot read: ${(e as Error).message}` };
     }
   };
-  const client = c.grpc(l, authority);
+  const session = c.grpc(l);
+  const opts = {
+    metadata,
+    maxMessageBytes: MAX_EVENT_BYTES,
+    signal,
+    ...(authority !== undefined ? { authority } : {}),
+  };
   if (!req.stream) {
-    const out = await new Promise<TryEvent>((resolve) => {
-      const call = client.makeUnaryRequest(path, encode, decode, bytes, md, (err, value) =>
-        resolve(err ? grpcFailure(err) : answer(value!)),
-      );
-      signal.addEventListener('abort', () => call.cancel(), { once: true });
-    });
+    const out = await session
+      .unary(path, body, { ...opts, timeoutMs: req.route.timeoutMs + 5000 }, answer)
+      .catch(failure);
     yield { type: 'status', status: out.type === 'error' ? 'gRPC error' : 'gRPC OK' };
     yield out;
     return;
   }
-  const call = client.makeServerStreamRequest(path, encode, decode, bytes, md);
-  signal.addEventListener('abort', () => call.cancel(), { once: true });
+  const call = session.call(path, body, opts);
   yield { type: 'status', status: 'gRPC stream open' };
   try {
-    for await (const m of call as AsyncIterable<Buffer>) yield answer(m);
+    for await (const m of call) yield answer(m);
   } catch (e) {
-    yield grpcFailure(e as grpc.ServiceError);
+    yield failure(e);
   }
 }
 

@@ -1,6 +1,6 @@
 // gRPC over HTTP/2 toward an upstream agent (spec §10; the "gRPC over HTTP2"
-// protocol): translated calls and the pass-through relay (the health checks
-// keep grpc-js). A node:http2 client costs about half the CPU per call of a
+// protocol): translated calls, the pass-through relay and the console's "try
+// it" (the health checks keep grpc-js). A node:http2 client costs about half the CPU per call of a
 // grpc-js one (README, Stack). A ClientHttp2Session per address and TLS
 // settings, made when first needed and replaced once it closes, goes away or
 // fails; one more when every session has as many calls open as its agent
@@ -48,7 +48,12 @@ export interface GrpcCallOptions {
   /** Largest answer message; past it the stream is reset. */
   maxMessageBytes: number;
   signal: AbortLike;
+  /** The :authority sent, when not the address (or the TLS servername): the gateway's own listener by a route's host. */
+  authority?: string;
 }
+
+/** TLS to the gateway's own listener from inside its process: its certificate names the public host, not loopback. */
+export const LOOPBACK_TLS = 'loopback';
 
 /** The streams a session may open before its agent's SETTINGS come (node:http2's peerMaxConcurrentStreams, nghttp2's). */
 const STREAMS_BEFORE_SETTINGS = 100;
@@ -68,18 +73,18 @@ export class GrpcSession {
   private readonly usable: Connection[] = [];
   private readonly all = new Set<Connection>();
   private readonly authority: string;
-  private readonly tls: ReturnType<typeof undiciConnect>;
+  private readonly tls: { servername?: string; rejectUnauthorized: boolean } | undefined;
 
   constructor(
     /** "host:port" */
     address: string,
-    tls: UpstreamTls | undefined,
+    tls: UpstreamTls | typeof LOOPBACK_TLS | undefined,
     /** A session not up (TCP, TLS, HTTP/2 settings) within this fails its calls (grpc-js's default: 20 s). */
     private readonly connectTimeoutMs = 20_000,
     /** An extra session (not the oldest) closes after this long with no call open. */
     private readonly idleMs = 60_000,
   ) {
-    this.tls = undiciConnect(tls);
+    this.tls = tls === LOOPBACK_TLS ? { rejectUnauthorized: false } : undiciConnect(tls);
     this.authority = `${this.tls ? 'https' : 'http'}://${address}`;
   }
 
@@ -214,7 +219,8 @@ export class GrpcSession {
 
   private headers(path: string, opts: GrpcCallOptions): http2.OutgoingHttpHeaders {
     const headers: http2.OutgoingHttpHeaders = { ':method': 'POST', ':path': path };
-    if (this.tls?.servername) headers[':authority'] = this.tls.servername;
+    if (opts.authority !== undefined) headers[':authority'] = opts.authority;
+    else if (this.tls?.servername) headers[':authority'] = this.tls.servername;
     headers['content-type'] = 'application/grpc';
     headers.te = 'trailers';
     if (opts.timeoutMs !== undefined) headers['grpc-timeout'] = timeoutHeader(opts.timeoutMs);

@@ -1,8 +1,8 @@
 // The admin console's "try it" over gRPC on a pass-through route whose agent
 // answers bytes that are no A2A message (src/admin/try-call.ts): the page gets
 // an error event saying so, and the gateway keeps serving; an error whose
-// status details do not read is shown without them. Both are read in a
-// grpc-js callback, where a throw would have ended the process.
+// status details do not read is shown without them. Both were read in a
+// grpc-js callback, where a throw ended the process.
 import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
