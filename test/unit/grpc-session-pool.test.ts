@@ -4,7 +4,9 @@
 // streams held open, a third call goes out on a second connection at once
 // (node:http2 would hold it on the first until a stream ended); the oldest
 // connection stays when its calls end, the extra one closes after idleMs
-// without a call, and a call after that goes on the oldest again. A call's
+// without a call, and a call after that goes on the oldest again; a call made
+// in the very turn an idle extra connection closes, the oldest full, goes on
+// a new connection (never on the closing one). A call's
 // stream that node:http2 holds unsent (the agent's streams all taken on its
 // connection) ends at once when the gateway cancels it, not when it is sent.
 import { connect, createServer as createH2Server, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
@@ -111,4 +113,40 @@ t.test('a stream node:http2 holds unsent is ended at once by a cancel (not when 
   await new Promise((r) => after.once('close', r));
   tt.same(answered.slice(-1), ['after'], 'the agent got the next call');
   tt.notOk(answered.includes('queued'), 'and never the cancelled one');
+});
+
+t.test('a call made just as an idle extra connection closes, the oldest full, goes on a new one', async (tt) => {
+  // (ClientHttp2Session, whose close() is watched below, is not exported: taken from a connection of the test's own)
+  const probe = connect(`http://${address}`);
+  const seen = sessions.length;
+  await waitFor(() => sessions.length === seen + 1, 'the probe connection at the agent');
+  const proto = Object.getPrototypeOf(probe) as { close(this: unknown, ...a: unknown[]): unknown };
+  probe.close();
+  const a = session.call(PATH, [Buffer.from('a')], opts(true));
+  const b = session.call(PATH, [Buffer.from('b')], opts(true));
+  const firstA = a.next();
+  const firstB = b.next();
+  await waitFor(() => held.length === 2, 'the agent holds two streams on the oldest connection');
+  const before = sessions.length;
+  tt.same(await unary(), ANSWER, 'a third call is answered');
+  tt.equal(sessions.length, before + 1, 'on an extra connection, idle after it');
+  // a call in the same turn as the idle extra connection's close(), its 'close' event still to come
+  const close = proto.close;
+  let during: Promise<Buffer> | undefined;
+  proto.close = function (this: unknown, ...args: unknown[]) {
+    const done = close.apply(this, args);
+    during ??= unary();
+    return done;
+  };
+  try {
+    const call = await waitFor(() => during, 'the extra connection closed after idleMs');
+    tt.same(await call, ANSWER, 'the call made as it closed is answered');
+  } finally {
+    proto.close = close;
+  }
+  tt.equal(sessions.length, before + 2, 'on a connection of its own');
+  for (const s of held.splice(0)) answer(s);
+  tt.same((await firstA).value, ANSWER);
+  tt.same((await firstB).value, ANSWER);
+  await Promise.all([a.next(), b.next()]);
 });
