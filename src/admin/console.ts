@@ -50,6 +50,20 @@ function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyRe
     .send(JSON.stringify(body));
 }
 
+/** Headers "try it" sets itself, and connection-specific ones (HTTP/2 refuses them; RFC 9113 §8.2.2). */
+const FIXED_HEADERS = [
+  'host',
+  'content-type',
+  'content-length',
+  'connection',
+  'transfer-encoding',
+  'te',
+  'keep-alive',
+  'upgrade',
+  'proxy-connection',
+  'http2-settings',
+];
+
 /** The try-it request's body, checked; a string says what is wrong. */
 function parseTry(
   body: unknown,
@@ -81,13 +95,15 @@ function parseTry(
     if (entries.length > MAX_HEADERS) return `at most ${MAX_HEADERS} headers`;
     for (const [k, v] of entries) {
       const name = k.toLowerCase();
-      if (
-        !/^[a-z0-9-]{1,64}$/.test(name) ||
-        ['host', 'content-type', 'content-length', 'connection', 'transfer-encoding', 'te'].includes(name)
-      )
+      if (!/^[a-z0-9-]{1,64}$/.test(name) || FIXED_HEADERS.includes(name))
         return `header ${JSON.stringify(k)} cannot be set`;
       if (typeof v !== 'string' || v.length > 4096 || /[\r\n\0]/.test(v))
         return `header ${JSON.stringify(k)}: bad value`;
+      // gRPC metadata (the gRPC over HTTP2 spec): an ASCII value is printable ASCII, a -bin one is base64 of bytes
+      if (binding === 'GRPC' && name.endsWith('-bin'))
+        return `header ${JSON.stringify(k)}: binary metadata cannot be set`;
+      if (binding === 'GRPC' && !/^[\x20-\x7e]*$/.test(v))
+        return `header ${JSON.stringify(k)}: gRPC metadata values are printable ASCII`;
       headers[name] = v;
     }
   }

@@ -182,13 +182,14 @@ function statusOf(bin: unknown): ReturnType<typeof statusFromBinary> | undefined
 
 function grpcFailure(s: GrpcStatus): TryEvent {
   const details = statusOf(s.metadata?.get('grpc-status-details-bin')[0]);
-  return { type: 'error', message: `gRPC ${grpcCodes[s.code]} (${s.code}): ${s.details}`, data: details };
+  // (a code past 16, which a pass-through route's agent may send, is UNKNOWN to gRPC)
+  const name = grpcCodes[s.code] ?? 'UNKNOWN';
+  return { type: 'error', message: `gRPC ${name} (${s.code}): ${s.details}`, data: details };
 }
 
-/** A status other than OK as the page's error event; anything else (an answer refused as torn or too large) thrown. */
+/** A failed call as the page's error event: a status other than OK, or an answer refused (none, torn, too large). */
 function failure(e: unknown): TryEvent {
-  if (e instanceof GrpcStatusError) return grpcFailure(e.status);
-  throw e;
+  return e instanceof GrpcStatusError ? grpcFailure(e.status) : { type: 'error', message: (e as Error).message };
 }
 
 async function* grpcCall(req: TryRequest, l: Listeners, c: TryClients, signal: AbortSignal): AsyncGenerator<TryEvent> {

@@ -1,7 +1,8 @@
 // gRPC over HTTP/2 toward an upstream agent (spec §10; the "gRPC over HTTP2"
 // protocol): translated calls, the pass-through relay and the console's "try
-// it" (the health checks keep grpc-js). A node:http2 client costs about half the CPU per call of a
-// grpc-js one (README, Stack). A ClientHttp2Session per address and TLS
+// it" (the health checks keep grpc-js). A node:http2 client costs about half
+// the CPU per call of a grpc-js one (README, Stack). A ClientHttp2Session per
+// address and TLS
 // settings, made when first needed and replaced once it closes, goes away or
 // fails; one more when every session has as many calls open as its agent
 // allows (SETTINGS_MAX_CONCURRENT_STREAMS, nginx's default 128: node:http2

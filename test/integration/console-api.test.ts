@@ -161,6 +161,21 @@ t.test('POST /admin/api/try refuses bad requests', async (t) => {
       { route: 'keyed', binding: 'JSONRPC', text: 'x', headers: { a: 'b\r\nc: d' } },
       /bad value/,
     ],
+    [
+      'a connection-specific header',
+      { route: 'keyed', binding: 'GRPC', text: 'x', headers: { 'Keep-Alive': '5' } },
+      /cannot be set/,
+    ],
+    [
+      'gRPC metadata not printable ASCII',
+      { route: 'keyed', binding: 'GRPC', text: 'x', headers: { 'x-key': 'clé' } },
+      /printable ASCII/,
+    ],
+    [
+      'binary gRPC metadata',
+      { route: 'keyed', binding: 'GRPC', text: 'x', headers: { 'x-key-bin': 'AAAA' } },
+      /binary metadata cannot be set/,
+    ],
     ['not an object', ['keyed'], /expected a JSON object/],
   ];
   for (const [what, body, message] of cases) {
