@@ -2,22 +2,21 @@
 // protocol): translated calls, the pass-through relay and the console's "try
 // it" (the health checks keep grpc-js). A node:http2 client costs about half
 // the CPU per call of a grpc-js one (README, Stack). A ClientHttp2Session per
-// address and TLS
-// settings, made when first needed and replaced once it closes, goes away or
-// fails; one more when every session has as many calls open as its agent
-// allows (SETTINGS_MAX_CONCURRENT_STREAMS, nginx's default 128: node:http2
-// would hold the next call until one ends), as Envoy's HTTP/2 pool does, and
-// such an extra session closes after idleMs with no call (the origin's budget
-// bounds them: an agent that allows no call counts as allowing one; before its
-// SETTINGS come a session takes 100, as node:http2 does). Keepalive pings
-// while calls are open (an unanswered ping closes the session). A call is
-// POST /<service>/<method> with one 5-byte length-prefixed message; a
+// address and TLS settings, made when first needed and replaced once it closes,
+// goes away or fails; one more when every session has as many calls open as its
+// agent allows (SETTINGS_MAX_CONCURRENT_STREAMS, nginx's default 128:
+// node:http2 would hold the next call until one ends), as Envoy's HTTP/2 pool
+// does, and such an extra session closes after idleMs with no call (the
+// origin's budget bounds them: an agent that allows no call counts as allowing
+// one; before its SETTINGS come a session takes 100, as node:http2 does).
+// Keepalive pings while calls are open (an unanswered ping closes the session).
+// A call is POST /<service>/<method> with one 5-byte length-prefixed message; a
 // stream's answer messages are read as the caller pulls them (grpc-stream.ts;
 // HTTP/2 flow control holds the agent back), a unary call's one message from
-// the stream's events (grpc-unary.ts); the status comes from the trailers,
-// from a trailers-only answer's headers, from a non-200 HTTP status, or from
-// the transport. A status other than OK is thrown as a GrpcStatusError, read
-// into the catalogue by the gRPC binding (status.ts).
+// the stream's events (grpc-unary.ts); the status comes from the trailers, from
+// a trailers-only answer's headers, from a non-200 HTTP status, or from the
+// transport. A status other than OK is thrown as a GrpcStatusError, read into
+// the catalogue by the gRPC binding (status.ts).
 import http2, { type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import type { UpstreamTls } from '../config/types.js';
 import { GRPC_CODES } from '../errors/catalogue.js';
