@@ -1,8 +1,12 @@
 // The admin console's "try it" over gRPC on a pass-through route whose agent
 // answers bytes that are no A2A message (src/admin/try-call.ts): the page gets
 // an error event saying so, and the gateway keeps serving; an error whose
-// status details do not read is shown without them. Both were read in a
-// grpc-js callback, where a throw ended the process.
+// status details do not read is shown without them (both were read in a
+// grpc-js callback, where a throw ended the process); a status code gRPC does
+// not define is named UNKNOWN; an agent's compressed message is the gateway's
+// INTERNAL status; each failure an error event after the status line.
+import { createServer as createH2Server, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
@@ -17,6 +21,24 @@ const badDetails = await brokenGrpc((cb) => {
   const metadata = new grpc.Metadata();
   metadata.set('grpc-status-details-bin', Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f]));
   cb({ code: grpc.status.FAILED_PRECONDITION, details: 'not now', metadata });
+});
+// raw agents: one answers a status code gRPC does not define (99); one a message flagged compressed (no grpc-encoding)
+async function rawAgent(answer: (stream: ServerHttp2Stream) => void): Promise<{ url: string; server: Http2Server }> {
+  const server = createH2Server();
+  server.on('stream', (stream) => {
+    stream.resume();
+    answer(stream);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `grpc://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+const oddStatus = await rawAgent((stream) =>
+  stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '99' }, { endStream: true }),
+);
+const compressed = await rawAgent((stream) => {
+  stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+  stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+  stream.end(Buffer.from([1, 0, 0, 0, 1, 0]));
 });
 const gw = await startGateway(
   gatewayConfig(
@@ -33,6 +55,15 @@ const gw = await startGateway(
         upstream: { url: badDetails.url, binding: 'GRPC' as const },
         passThrough: true,
       },
+      ...[
+        { name: 'odd-status', url: oddStatus.url },
+        { name: 'compressed', url: compressed.url },
+      ].map(({ name, url }) => ({
+        name,
+        match: { hosts: [`${name}.example`] },
+        upstream: { url, binding: 'GRPC' as const },
+        passThrough: true,
+      })),
     ],
     { admin: { host: '127.0.0.1', port: 0 } },
   ),
@@ -42,6 +73,7 @@ t.teardown(async () => {
   await gw.close();
   await garbage.close();
   await badDetails.close();
+  for (const a of [oddStatus, compressed]) await new Promise((r) => a.server.close(r));
 });
 
 async function tryIt(route: string): Promise<Array<{ type: string; message?: string }>> {
@@ -74,3 +106,23 @@ t.test('an error whose status details do not read: the error event without them'
   t.match(frames.find((f) => f.type === 'error')?.message, /FAILED_PRECONDITION/, 'the status as it came');
   t.equal(frames.at(-1)?.type, 'done');
 });
+
+t.test(
+  'a status code gRPC does not define, a message flagged compressed: an error event after the status line',
+  async (t) => {
+    const odd = await tryIt('odd-status');
+    t.same(
+      odd.map((f) => f.type),
+      ['request', 'status', 'error', 'done'],
+      'code 99: status line, error, done',
+    );
+    t.match(odd[2]?.message, /^gRPC UNKNOWN \(99\)/, 'code 99 is named UNKNOWN');
+    const flagged = await tryIt('compressed');
+    t.same(
+      flagged.map((f) => f.type),
+      ['request', 'status', 'error', 'done'],
+      'a compressed message: status line, error, done',
+    );
+    t.match(flagged[2]?.message, /^gRPC INTERNAL \(13\): .*compressed/, "the gateway's own status for it");
+  },
+);
