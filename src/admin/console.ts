@@ -50,7 +50,10 @@ function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyRe
     .send(JSON.stringify(body));
 }
 
-/** Headers "try it" sets itself, and connection-specific ones (HTTP/2 refuses them; RFC 9113 §8.2.2). */
+/**
+ * Headers "try it" sets itself, connection-specific ones (node:http2 throws on them, after RFC 9113 §8.2.2) and
+ * `expect` (undici throws on it).
+ */
 const FIXED_HEADERS = [
   'host',
   'content-type',
@@ -62,7 +65,22 @@ const FIXED_HEADERS = [
   'upgrade',
   'proxy-connection',
   'http2-settings',
+  'expect',
 ];
+
+/**
+ * Why an operator's header cannot go as gRPC metadata (the gRPC over HTTP2 spec), or undefined. Each of these was
+ * sent without the header, or replaced the call's own, rather than refused.
+ */
+function grpcMetadataRefusal(name: string, value: string): string | undefined {
+  if (name.startsWith('grpc-')) return 'grpc- names are gRPC’s own';
+  // (a -bin value is base64 of bytes: the console types text)
+  if (name.endsWith('-bin')) return 'binary metadata cannot be set here';
+  // printable ASCII; node:http2 drops a value that starts or ends with a space (RFC 9113 §8.2.1)
+  if (!/^[\x20-\x7e]*$/.test(value)) return 'gRPC metadata values are printable ASCII';
+  if (value.startsWith(' ') || value.endsWith(' ')) return 'a value cannot start or end with a space';
+  return undefined;
+}
 
 /** The try-it request's body, checked; a string says what is wrong. */
 function parseTry(
@@ -95,15 +113,15 @@ function parseTry(
     if (entries.length > MAX_HEADERS) return `at most ${MAX_HEADERS} headers`;
     for (const [k, v] of entries) {
       const name = k.toLowerCase();
-      if (!/^[a-z0-9-]{1,64}$/.test(name) || FIXED_HEADERS.includes(name))
+      // (the characters both an HTTP field name and a gRPC metadata key may have)
+      if (!/^[a-z0-9_.-]{1,64}$/.test(name) || FIXED_HEADERS.includes(name))
         return `header ${JSON.stringify(k)} cannot be set`;
       if (typeof v !== 'string' || v.length > 4096 || /[\r\n\0]/.test(v))
         return `header ${JSON.stringify(k)}: bad value`;
-      // gRPC metadata (the gRPC over HTTP2 spec): an ASCII value is printable ASCII, a -bin one is base64 of bytes
-      if (binding === 'GRPC' && name.endsWith('-bin'))
-        return `header ${JSON.stringify(k)}: binary metadata cannot be set`;
-      if (binding === 'GRPC' && !/^[\x20-\x7e]*$/.test(v))
-        return `header ${JSON.stringify(k)}: gRPC metadata values are printable ASCII`;
+      if (binding === 'GRPC') {
+        const refused = grpcMetadataRefusal(name, v);
+        if (refused) return `header ${JSON.stringify(k)}: ${refused}`;
+      }
       headers[name] = v;
     }
   }

@@ -3,8 +3,10 @@
 // an error event saying so, and the gateway keeps serving; an error whose
 // status details do not read is shown without them (both were read in a
 // grpc-js callback, where a throw ended the process); a status code gRPC does
-// not define is named UNKNOWN; an agent's compressed message is the gateway's
-// INTERNAL status; each failure an error event after the status line.
+// not define is named UNKNOWN; an agent's compressed message comes as the
+// gateway's INTERNAL status. A failure that is no status (an OK with no
+// message, which the gateway itself never answers: tryCall against a raw
+// HTTP/2 server) is an error event after the status line too.
 import { createServer as createH2Server, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
@@ -14,6 +16,8 @@ import * as grpc from '@grpc/grpc-js';
 import { startGateway } from '../../src/server/gateway.js';
 import { brokenGrpc } from '../helpers/broken-upstreams.js';
 import { gatewayConfig } from '../helpers/harness.js';
+import { routeFromRaw } from '../../src/config/load.js';
+import { TryClients, tryCall } from '../../src/admin/try-call.js';
 
 const garbage = await brokenGrpc((cb) => cb(null, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])));
 // an error whose grpc-status-details-bin is no google.rpc.Status
@@ -34,6 +38,10 @@ async function rawAgent(answer: (stream: ServerHttp2Stream) => void): Promise<{ 
 }
 const oddStatus = await rawAgent((stream) =>
   stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '99' }, { endStream: true }),
+);
+// OK with no message: what no gateway answers, so tryCall is pointed at it directly
+const noMessage = await rawAgent((stream) =>
+  stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '0' }, { endStream: true }),
 );
 const compressed = await rawAgent((stream) => {
   stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
@@ -73,7 +81,7 @@ t.teardown(async () => {
   await gw.close();
   await garbage.close();
   await badDetails.close();
-  for (const a of [oddStatus, compressed]) await new Promise((r) => a.server.close(r));
+  for (const a of [oddStatus, compressed, noMessage]) await new Promise((r) => a.server.close(r));
 });
 
 async function tryIt(route: string): Promise<Array<{ type: string; message?: string }>> {
@@ -126,3 +134,24 @@ t.test(
     t.match(flagged[2]?.message, /^gRPC INTERNAL \(13\): .*compressed/, "the gateway's own status for it");
   },
 );
+
+t.test('an OK with no message (no status to show): an error event after the status line', async (t) => {
+  const clients = new TryClients();
+  t.teardown(() => clients.close());
+  const listeners = { httpUrl: 'http://127.0.0.1:1', grpcAddress: noMessage.url.slice('grpc://'.length), tls: false };
+  const route = routeFromRaw({ name: 'raw', upstream: { url: noMessage.url, binding: 'GRPC' } });
+  const events = [];
+  for await (const e of tryCall(
+    { route, binding: 'GRPC', stream: false, text: 'x', headers: {} },
+    listeners,
+    clients,
+    new AbortController().signal,
+  ))
+    events.push(e);
+  t.same(
+    events.map((e) => e.type),
+    ['request', 'status', 'error', 'done'],
+    'status line, error, done',
+  );
+  t.match(events[2], { message: /without a message/ }, 'the error says what was wrong');
+});
