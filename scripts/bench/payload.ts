@@ -12,7 +12,8 @@ import { grpcCallOnce, grpcLoad, httpCallOnce, httpLoad, memory, resetPeak } fro
 import { startGatewayProc, startUpstreams, type Upstreams } from './procs.js';
 import { BINDINGS, benchConfig, via } from './routes.js';
 
-const CALLS = 5;
+/** BENCH_PAYLOAD_CALLS: more calls show where the all-calls peak levels off (see the report's text). */
+const CALLS = Number(process.env.BENCH_PAYLOAD_CALLS ?? 5);
 const SECONDS = 2;
 const CALLERS = 2;
 

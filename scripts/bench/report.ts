@@ -214,6 +214,12 @@ export function writeReport(r: Report): void {
     "after the first call (what one call holds at once) and after all of them (with the earlier calls' buffers V8 has not",
     `collected yet). Throughput is measured after that, apart: ${PAYLOAD_CALLERS} callers for ${PAYLOAD_SECONDS} s.`,
     '',
+    "What the later calls add is garbage, not copies a call keeps: V8 collects Buffers' memory (outside its heap) once",
+    'it has grown by 64 MiB since the last collection (`kExternalAllocationSoftLimit` in v8-internal.h), so with',
+    'more calls the peak levels off at about 64 MiB over idle whatever their number (`BENCH_PAYLOAD_CALLS=20',
+    'BENCH_PAYLOAD_MIB=10 npm run bench:payload` shows it: on 2026-12-04, 20 calls of 10 MiB gave 6.2–8.8× per pair',
+    '(the first call alone 2.1–3.6×), about what the 5 calls below give).',
+    '',
     '| payload | inbound → upstream | idle RSS MiB | peak RSS MiB | first call ÷ payload | all calls ÷ payload | failed calls | MiB/s | errors |',
     '| --: | :-- | --: | --: | --: | --: | --: | --: | --: |',
     ...r.payload.map(
