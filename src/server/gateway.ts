@@ -39,7 +39,7 @@ import { Metrics } from '../ops/metrics.js';
 import type { Tracing } from '../ops/tracing.js';
 import { Pipeline } from '../pipeline/pipeline.js';
 import { RouteTable } from '../routing/generation.js';
-import { UpstreamRegistry, type ClientFactories } from '../upstream/registry.js';
+import { UpstreamBudgets, UpstreamRegistry, type ClientFactories } from '../upstream/registry.js';
 import { ListenerCertificates } from '../tls/listener-certificates.js';
 import { trackConnections } from './connections.js';
 import { buildHttpServer } from './http.js';
@@ -109,7 +109,8 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const log = logger ?? pino({ level: config.logLevel, redact: REDACT_PATHS });
   const certificates = config.tls ? new ListenerCertificates(config.tls, log) : undefined;
-  const table = new RouteTable(config, (c) => new UpstreamRegistry(UPSTREAM_CLIENTS, limitsOf(c)));
+  const budgets = new UpstreamBudgets();
+  const table = new RouteTable(config, (c) => new UpstreamRegistry(UPSTREAM_CLIENTS, limitsOf(c), budgets));
   // process metrics only where /metrics is served
   const metrics = new Metrics({ processMetrics: config.admin !== undefined });
   const ports: { http: number; grpc: number; admin?: number } = { http: config.httpPort, grpc: config.grpcPort };
@@ -162,8 +163,7 @@ export async function startGateway(
   void store.start(config.routes).then(() => health.update());
 
   const grpcServer = new grpc.Server({
-    // No channelz service is served: its per-call bookkeeping (an event tracker with four closures, timestamps,
-    // counters per call and per connection) would cost every call for nothing.
+    // no channelz service is served: its per-call bookkeeping would cost every call for nothing
     'grpc.enable_channelz': 0,
     'grpc.max_receive_message_length': Math.max(...config.routes.map((r) => r.maxBodyBytes)),
     // Ping idle callers so dead peers of long streams are noticed (§10.7).

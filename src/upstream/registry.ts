@@ -7,6 +7,9 @@
 // settings on top of them. Each origin has two budgets (Envoy's circuit breakers:
 // limits.upstreamConnections unary calls and limits.upstreamStreams streams in
 // flight); a call over its budget is UPSTREAM_OVERLOADED at once, never queued.
+// The budgets' counts outlive generations (UpstreamBudgets, one per gateway):
+// a call or stream still running on a retired generation holds the agent as
+// much as a new one, so a reload never grants a second budget.
 // TLS files are read when a pool or session is made, so a reload (a new
 // generation) re-reads renewed certificates. After a reload the previous
 // generation is retired: it closes everything once its last call has ended.
@@ -29,9 +32,28 @@ export type ClientFactory = (target: UpstreamTarget, upstreams: UpstreamRegistry
 /** A client factory per upstream binding and A2A version. */
 export type ClientFactories = Record<Binding, Record<ProtocolVersion, ClientFactory>>;
 
+/** The calls in flight per upstream origin and kind, counted across every generation of one gateway. */
+export class UpstreamBudgets {
+  private readonly inUse = new Map<string, number>();
+
+  /** Takes one unit of `key`'s budget of `cap`: the release (safe to call more than once), or undefined when full. */
+  take(key: string, cap: number): (() => void) | undefined {
+    const n = this.inUse.get(key) ?? 0;
+    if (n >= cap) return undefined;
+    this.inUse.set(key, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.inUse.get(key) ?? 1) - 1;
+      if (left === 0) this.inUse.delete(key);
+      else this.inUse.set(key, left);
+    };
+  }
+}
+
 export class UpstreamRegistry {
   private readonly pools = new Map<string, Pool>();
-  private readonly inUse = new Map<string, number>();
   private readonly sessions = new Map<string, GrpcSession>();
   private readonly clients = new Map<string, UpstreamClient>();
   private inFlight = 0;
@@ -43,6 +65,8 @@ export class UpstreamRegistry {
     private readonly factories: ClientFactories,
     /** The budgets per upstream origin (limits.upstreamConnections, limits.upstreamStreams). */
     private readonly limits: Pick<GatewayLimits, 'upstreamConnections' | 'upstreamStreams'>,
+    /** Shared with the gateway's other generations (a registry of its own when alone, as in unit tests). */
+    private readonly budgets = new UpstreamBudgets(),
   ) {}
 
   private cap(kind: CallKind): number {
@@ -55,25 +79,14 @@ export class UpstreamRegistry {
    * than once); over the budget it is UPSTREAM_OVERLOADED at once.
    */
   admit(origin: string, kind: CallKind): () => void {
-    const key = `${kind} ${origin}`;
-    const n = this.inUse.get(key) ?? 0;
     const cap = this.cap(kind);
-    if (n >= cap) {
-      throw A2AError.of(
-        'UPSTREAM_OVERLOADED',
-        `the agent already has ${cap} ${kind === 'stream' ? 'streams' : 'calls'} in flight through this gateway (limits.${kind === 'stream' ? 'upstreamStreams' : 'upstreamConnections'}); retry later`,
-        { details: [{ '@type': RETRY_INFO_TYPE, retryDelay: '1s' }], internal: `upstream ${origin}` },
-      );
-    }
-    this.inUse.set(key, n + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.inUse.get(key) ?? 1) - 1;
-      if (left === 0) this.inUse.delete(key);
-      else this.inUse.set(key, left);
-    };
+    const release = this.budgets.take(`${kind} ${origin}`, cap);
+    if (release) return release;
+    throw A2AError.of(
+      'UPSTREAM_OVERLOADED',
+      `the agent already has ${cap} ${kind === 'stream' ? 'streams' : 'calls'} in flight through this gateway (limits.${kind === 'stream' ? 'upstreamStreams' : 'upstreamConnections'}); retry later`,
+      { details: [{ '@type': RETRY_INFO_TYPE, retryDelay: '1s' }], internal: `upstream ${origin}` },
+    );
   }
 
   /** The keep-alive pool for an HTTP(S) origin and kind of call (as many connections as the kind's budget). */

@@ -6,7 +6,6 @@
 // after the reload. Connections are counted by a TCP relay in front of the
 // real SDK agent.
 import { copyFileSync } from 'node:fs';
-import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import t from 'tap';
@@ -15,47 +14,8 @@ import type { ListenerTls } from '../../src/config/types.js';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
+import { countingRelay } from '../helpers/counting-relay.js';
 import { STREAM_CALLERS } from '../helpers/streams.js';
-
-/** A TCP relay to `port` that counts the connections made through it. */
-async function countingRelay(port: number) {
-  const open = new Set<Socket>();
-  let total = 0;
-  const changed: Array<() => void> = [];
-  const server = createServer((client) => {
-    total++;
-    open.add(client);
-    const upstream = connect(port, '127.0.0.1');
-    client.pipe(upstream).pipe(client);
-    const done = (): void => {
-      client.destroy();
-      upstream.destroy();
-      if (open.delete(client)) for (const f of changed.splice(0)) f();
-    };
-    client.on('close', done).on('error', done);
-    upstream.on('close', done).on('error', done);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    get total() {
-      return total;
-    },
-    get open() {
-      return open.size;
-    },
-    /** Resolves when at most `n` connections are open (waits on closes, not on time). */
-    async openAtMost(n: number): Promise<void> {
-      while (open.size > n) await new Promise<void>((r) => changed.push(r));
-    },
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of open) s.destroy();
-        server.close(() => r());
-      }),
-  };
-}
 
 const agent = await startEchoAgent({ bindings: BINDINGS });
 const relay = await countingRelay(Number(agent.grpcAddress.split(':').pop()));

@@ -148,7 +148,14 @@ export class JsonRpcInbound {
         return reject(A2AError.of('PAYLOAD_TOO_LARGE', why));
       }
       const framed = parsed.map((item) => this.frame(item, strings, http, candidates, generation, true, started));
-      const replies = await mapLimited(framed, batchConcurrency, (f) => this.unary(f));
+      // the batch holds its generation to its end: an item started after a reload runs on open connections
+      generation.upstreams.acquire();
+      let replies: Array<JsonObject | undefined>;
+      try {
+        replies = await mapLimited(framed, batchConcurrency, (f) => this.unary(f));
+      } finally {
+        generation.upstreams.release();
+      }
       const present = replies.filter((r): r is JsonObject => r !== undefined);
       return answer(200, present.length > 0 ? present : undefined);
     }
