@@ -123,6 +123,9 @@ export class ConfigWatch {
   }
 
   private check(force: boolean): boolean {
+    // closed when the gateway drains: a SIGHUP or a timer then must not swap in routes (and health checks) it would
+    // only start to stop
+    if (this.closed) return false;
     this.rewatch();
     let bytes: Buffer;
     try {

@@ -159,3 +159,14 @@ t.test('SIGHUP re-applies the file even when its bytes did not change', async (t
   t.equal(w.w.reload(), true);
   t.same(w.applied, ['same']);
 });
+
+t.test('once closed (the gateway drains), neither SIGHUP nor a late file change reloads', async (t) => {
+  const dir = t.testdir({ 'gateway.yaml': yaml('first') });
+  const path = join(dir, 'gateway.yaml');
+  const w = watcher(t, path);
+  w.w.close();
+  replace(path, yaml('during-drain'));
+  t.equal(w.w.reload(), false, 'SIGHUP after close applies nothing');
+  t.same(w.applied, [], 'the new routes were not swapped in');
+  t.same(w.rejected, [], 'nor reported as a rejected reload');
+});
