@@ -163,8 +163,6 @@ export async function startGateway(
   void store.start(config.routes).then(() => health.update());
 
   const grpcServer = new grpc.Server({
-    // no channelz service is served: its per-call bookkeeping would cost every call for nothing
-    'grpc.enable_channelz': 0,
     'grpc.max_receive_message_length': Math.max(...config.routes.map((r) => r.maxBodyBytes)),
     // Ping idle callers so dead peers of long streams are noticed (§10.7).
     'grpc.keepalive_time_ms': 120_000,
