@@ -11,6 +11,7 @@ import {
   fromJson,
   toBinary,
   toJson,
+  type DescField,
   type DescMessage,
   type JsonValue,
   type Message,
@@ -27,6 +28,7 @@ import {
 } from '@bufbuild/protobuf/wkt';
 import { file_google_rpc_error_details } from '../gen/google/rpc/error_details_pb.js';
 import { StatusSchema, type Status } from '../gen/google/rpc/status_pb.js';
+import { withRequiredTop } from './required-json.js';
 import type { FieldViolation } from './violations.js';
 
 export type Json = JsonValue;
@@ -78,16 +80,44 @@ export function readJson<Desc extends DescMessage>(
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new ProtoJsonError([{ field: where, description: `expected a JSON object (${schema.name})` }]);
   }
+  let message: MessageShape<Desc>;
   try {
-    return fromJson(schema, json as JsonValue, { ignoreUnknownFields: true, registry: anyRegistry });
+    message = fromJson(schema, json as JsonValue, { ignoreUnknownFields: true, registry: anyRegistry });
   } catch (e) {
     throw new ProtoJsonError([violationOf(schema, e as Error, where)]);
   }
+  if (where === '(request)') refuseUnknownEnums(schema, json as JsonObject);
+  return message;
 }
 
-/** Message → ProtoJSON. */
+const topEnums = new WeakMap<DescMessage, DescField[]>();
+
+/**
+ * ignoreUnknownFields also drops an enum name protobuf-es does not know, leaving the field at its default: for a
+ * caller's `status: "TASK_STATE_RUNNING"` filter that is no filter at all (§3.3.2: validate every input). So a
+ * request's top-level enum given by an unknown name is an error naming the field. (The nested enum callers send,
+ * Message.role, is REQUIRED: left at its default it is refused as missing.)
+ */
+function refuseUnknownEnums(schema: DescMessage, json: JsonObject): void {
+  let fields = topEnums.get(schema);
+  if (!fields) {
+    fields = schema.fields.filter((f) => f.fieldKind === 'enum');
+    topEnums.set(schema, fields);
+  }
+  for (const f of fields) {
+    if (f.fieldKind !== 'enum') continue;
+    const v = json[f.jsonName] ?? json[f.name];
+    if (typeof v === 'string' && !f.enum.values.some((e) => e.name === v)) {
+      throw new ProtoJsonError([
+        { field: f.jsonName, description: `unknown ${f.enum.name} value ${JSON.stringify(v)}` },
+      ]);
+    }
+  }
+}
+
+/** Message → ProtoJSON, its top-level REQUIRED fields written even at their default (required-json.ts). */
 export function writeJson(schema: DescMessage, message: Message): JsonValue {
-  return toJson(schema, message, { registry: anyRegistry });
+  return withRequiredTop(schema, toJson(schema, message, { registry: anyRegistry }));
 }
 
 /**
