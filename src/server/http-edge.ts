@@ -35,12 +35,19 @@ export function tlsSocketOf(req: EdgeRequest): unknown {
   return h2.stream?.session?.socket ?? req.socket;
 }
 
-/** The path in its canonical form (routing/canonical.ts) and the query. */
+/**
+ * The path in its canonical form (routing/canonical.ts) and the query, read as RFC 3986 says (§11.5): a "+" is
+ * itself, not a space as in HTML forms (URLSearchParams' rule), so a base64 page token or a "+01:00" offset sent
+ * as it is keeps its "+"; a space comes as %20.
+ */
 export function splitUrl(url: string): { path: string; query: URLSearchParams } {
   const q = url.indexOf('?');
-  return q < 0
-    ? { path: canonicalPath(url), query: new URLSearchParams() }
-    : { path: canonicalPath(url.slice(0, q)), query: new URLSearchParams(url.slice(q + 1)) };
+  if (q < 0) return { path: canonicalPath(url), query: new URLSearchParams() };
+  const raw = url.slice(q + 1);
+  return {
+    path: canonicalPath(url.slice(0, q)),
+    query: new URLSearchParams(raw.includes('+') ? raw.replaceAll('+', '%2B') : raw),
+  };
 }
 
 /**

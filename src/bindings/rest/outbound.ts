@@ -37,16 +37,20 @@ function pathSegment(v: string): string {
   return v === '.' || v === '..' ? v.replace(/\./g, '%2E') : encodeURIComponent(v);
 }
 
+/**
+ * §11.5: the query "properly URL-encoded per RFC 3986": every value percent-encoded (a space as %20, "+" as %2B),
+ * so an agent that decodes "+" as a space (HTML forms) and one that takes it as itself (RFC 3986) read the same.
+ */
 function queryString(json: JsonObject, skip: Set<string>): string {
-  const q = new URLSearchParams();
+  const parts: string[] = [];
   for (const [k, v] of Object.entries(json)) {
     if (skip.has(k)) continue;
     for (const item of Array.isArray(v) ? v : [v]) {
-      if (item !== null && typeof item !== 'object') q.append(k, String(item));
+      if (item !== null && typeof item !== 'object')
+        parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(item))}`);
     }
   }
-  const s = q.toString();
-  return s ? `?${s}` : '';
+  return parts.length > 0 ? `?${parts.join('&')}` : '';
 }
 
 /** What differs between A2A versions on REST: paths and bodies, answers, stream events and errors. */
