@@ -4,6 +4,7 @@
 // framework-free HTTP call and answer that the JSON-RPC and REST inbounds work
 // on (src/server/http.ts makes them from node:http requests).
 import type { Readable } from 'node:stream';
+import type { RouteConfig } from '../config/types.js';
 import type { JsonBody, PiecedBody } from '../proto/json-out.js';
 import type { CallSignal } from '../util/call-signal.js';
 
@@ -40,6 +41,8 @@ export interface Wire {
   /** HTTP status, or gRPC status code; 0 until answered. */
   status: number;
   bytesOut: number;
+  /** The routes that served the request's calls (a batch may have several), set by the pipeline's route stage. */
+  routes?: RouteConfig[];
 }
 
 /** A caller's X-Request-Id kept when it is a plain token of at most 128 characters; else the gateway makes one. */

@@ -14,18 +14,21 @@
 // Verified client certificates (listen.tls, §7.1) reach the pipeline through
 // the RequestView. The server itself (node:http, or node:http2 with TLS) is
 // server/http-listener.ts; head helpers and answer writers are http-edge.ts.
+// CORS (http/cors.ts): a preflight is answered for the routes its request
+// could reach; an answer carries the headers of the route that served it,
+// which the pipeline picks by tenant (it notes it in the request's Wire).
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { JsonRpcInbound } from '../bindings/jsonrpc/inbound.js';
 import { RestInbound } from '../bindings/rest/inbound.js';
-import { LEGACY_CARD, WELL_KNOWN_CARD } from '../card/upstream-card.js';
 import type { CardService } from '../card/card-service.js';
-import { limitsOf } from '../config/types.js';
+import { limitsOf, type RouteConfig } from '../config/types.js';
 import { speaksV03 } from '../core/service-params.js';
 import { A2AError, asA2AError } from '../errors/a2a-error.js';
 import { BodyRefused, readBody } from '../http/body-reader.js';
 import { corsHeaders, preflight } from '../http/cors.js';
+import { cardPath, reachable } from './cors-routes.js';
 import { REQUEST_ID, type HttpAnswer, type HttpCall, type RequestView, type Wire } from '../http/request.js';
 import type { Health } from '../ops/health.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
@@ -65,7 +68,6 @@ export interface HttpServerDeps {
 
 /** The methods an A2A route takes (HEAD is a GET without the body); any other is METHOD_NOT_FOUND. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS']);
-const cardPath = (p: string): boolean => p === WELL_KNOWN_CARD || p === LEGACY_CARD;
 
 export function buildHttpServer(deps: HttpServerDeps): HttpListener {
   const bodyLimit = Math.max(1, ...deps.table.config.routes.map((r) => r.maxBodyBytes));
@@ -138,19 +140,24 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
       }
     }
     const { group, rest: below, generation } = locate(host, path);
-    // HEAD is a GET without the body (Node writes no body for it)
+    const header = headerOf(req);
+    // HEAD is a GET without the body (Node writes no body for it); a CORS preflight speaks for the method it names
     const verb = method === 'HEAD' ? 'GET' : method;
-    if (verb === 'GET' && cardPath(path)) {
+    const wanted = method === 'OPTIONS' ? header('access-control-request-method')?.toUpperCase() : verb;
+    if (wanted === 'GET' && cardPath(path)) {
       // A route bound to a host also serves its card at that host's root (before a root route of any host).
       const byHost = generation.router.hostRoute(host);
       if (byHost && !group[0]?.hosts.length) group.unshift(byHost);
     }
     if (group.length === 0) return refuse(A2AError.of('NO_ROUTE', `no route for ${host ?? ''}${path}`));
-    const header = headerOf(req);
     // CORS (browser callers from other origins): a preflight is answered here; other answers carry the headers
     const origin = header('origin');
+    const allow = (routes: readonly RouteConfig[]): void => {
+      const cors = corsHeaders(routes, origin);
+      for (const name in cors) res.setHeader(name, cors[name]!);
+    };
     if (method === 'OPTIONS') {
-      const pf = preflight(group, origin, header('access-control-request-method'));
+      const pf = wanted ? preflight(reachable(group, wanted, below), origin, wanted) : undefined;
       if (pf) return send(res, pf);
       const err = A2AError.of(
         'METHOD_NOT_FOUND',
@@ -158,8 +165,6 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
       );
       return refuse(err, below);
     }
-    const cors = corsHeaders(group, origin);
-    for (const name in cors) res.setHeader(name, cors[name]!);
     const view: RequestView = {
       host,
       remoteAddress: req.socket.remoteAddress,
@@ -167,7 +172,10 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
       query: (name) => query.get(name) ?? undefined,
       peerCertificate: () => verifiedPeer(tlsSocketOf(req)),
     };
-    if (verb === 'GET' && cardPath(below)) return send(res, await serveCard(deps.cards, group[0]!, view));
+    if (verb === 'GET' && cardPath(below)) {
+      allow(group.slice(0, 1));
+      return send(res, await serveCard(deps.cards, group[0]!, view));
+    }
     const signal = new CallSignal();
     // the caller gone before the answer was ended (on h2 writableFinished is already true after a reset)
     res.on('close', () => {
@@ -178,6 +186,8 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
     const answer = isJsonRpcPath(method, below)
       ? await jsonrpc.handle(call, group, generation)
       : await rest.handle(call, group, generation);
+    // the route the pipeline chose by tenant; none when the call was refused before one was (no CORS headers then)
+    allow(wire.routes ?? []);
     const raw = res as ServerResponse;
     if (answer.relay) {
       // written as the agent sent it: its status and passed-back headers (a small body whole, as any answer)
