@@ -46,6 +46,11 @@ export interface InboundRequest {
   decode(version: string): AnyRequest;
   /** Sends the request as it came to an upstream of the same binding (pass-through routes). */
   relay?(target: RelayTarget): Promise<Answer>;
+  /**
+   * A pass-through's tenants named besides the head the route was chosen by (a REST query's or JSON body's
+   * `tenant`, JSON-RPC `params.tenant`), each as the request has it, read without decoding the request.
+   */
+  namedTenants?(): unknown[];
 }
 
 export interface Call {

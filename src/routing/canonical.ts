@@ -4,8 +4,10 @@
 // characters decoded and other escapes in upper case (RFC 3986 §6.2.2);
 // path prefixes and tenants compared case-insensitively; tenants limited to
 // URL-safe characters (they are REST path segments, spec §11.3); dot
-// segments refused rather than resolved (RFC 3986 §5.2.4), also encoded;
-// and the Host header checked as an authority (RFC 9110 §7.2).
+// segments refused rather than resolved (RFC 3986 §5.2.4), also encoded, and
+// also between the separators other readers of the path take for "/" (a
+// WHATWG URL parser "\", a server that decodes first "%2F" and "%5C"); and
+// the Host header checked as an authority (RFC 9110 §7.2).
 
 const UNRESERVED = /[A-Za-z0-9._~-]/;
 
@@ -18,8 +20,12 @@ export function canonicalPath(raw: string): string {
   });
 }
 
-/** A path segment that is, or a server may take for, "." or ".." ("..;x" as Tomcat reads it). */
-const DOT_SEGMENT = /(^|\/)\.{1,2}(;[^/]*)?(\/|$)/;
+/**
+ * A path segment that is, or a server may take for, "." or ".." ("..;x" as Tomcat reads it), between separators
+ * as any reader of the path may see them: "/", "\" (WHATWG URL parsers: "/a/..\b" is "/b"), and "%2F" or "%5C"
+ * (servers that decode the path before resolving it). The canonical path has "%2E" as "." and escapes in upper case.
+ */
+const DOT_SEGMENT = /(?:^|[/\\]|%2F|%5C)\.{1,2}(?:;|[/\\]|%2F|%5C|$)/i;
 
 /** Whether the canonical path has a dot segment (which the gateway refuses instead of resolving). */
 export function hasDotSegment(canonical: string): boolean {

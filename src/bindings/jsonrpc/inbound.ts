@@ -14,12 +14,14 @@
 // (http/json-body.ts): `params` keeps them until its request is read.
 // A 0.3 method name (`message/send`, …) is a 0.3 call: read and answered in
 // the 0.3 dialect through the bridge (compat/v0_3), the same envelope inside.
+// The request each call hands the pipeline (decoded, relayed, and the tenant
+// it names, which a pass-through is held to) is built in request.ts.
 // An error before a method is read is in the version of the caller's
 // A2A-Version (none: 0.3, §3.6.2).
 import { limitsOf, type RouteConfig } from '../../config/types.js';
-import { methodByName, methodInfo, type AnyRequest, type AnyResponse, type MethodInfo } from '../../core/methods.js';
+import { methodByName, methodInfo, type AnyResponse, type MethodInfo } from '../../core/methods.js';
 import { speaksV03 } from '../../core/service-params.js';
-import { errorToV03, eventToV03, requestFromV03, resultToV03 } from '../../compat/v0_3/jsonrpc-dialect.js';
+import { errorToV03, eventToV03, resultToV03 } from '../../compat/v0_3/jsonrpc-dialect.js';
 import { isV03JsonRpcMethod, v03ByJsonRpc } from '../../compat/v0_3/methods.js';
 import type { ProtocolVersion } from '../../config/types.js';
 import { A2AError, asA2AError } from '../../errors/a2a-error.js';
@@ -35,14 +37,14 @@ import {
   type SseFrame,
 } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
-import type { Answer, Call, InboundRequest } from '../../pipeline/call.js';
+import type { Answer, Call } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
-import { writeJson, isObject, ProtoJsonError, type Json, type JsonObject } from '../../proto/json.js';
+import { writeJson, isObject, type Json, type JsonObject } from '../../proto/json.js';
 import type { LongStrings } from '../../proto/json-in.js';
 import { outboundJson, plainJson, type JsonBody, type OutboundJson } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
-import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
 import { mapLimited } from '../../util/map-limited.js';
+import { jsonRpcRequest } from './request.js';
 import { errorObject, httpStatusOf, resultResponse, type JsonRpcId } from './wire.js';
 
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
@@ -229,34 +231,7 @@ export class JsonRpcInbound {
     }
     const named = strings.materialize(params?.tenant);
     const tenant = typeof named === 'string' && !v03 ? named : '';
-    const body = http.body;
-    const name = req.method;
-    const request: InboundRequest = {
-      size: body?.length ?? 0,
-      decode: () => {
-        try {
-          if (v03) return requestFromV03(name, strings.materialize(params));
-          return strings.read(info.requestSchema, params ?? {}) as AnyRequest;
-        } catch (e) {
-          if (e instanceof ProtoJsonError) throw A2AError.invalidParams(e.violations);
-          throw e;
-        }
-      },
-      // the body as it came, to the route's JSON-RPC endpoint (single requests only: a batch is answered per item)
-      ...(inBatch
-        ? {}
-        : {
-            relay: (target) => {
-              const u = upstreamUrl(target);
-              const passed: Record<string, string> = {
-                'content-type': http.header('content-type') ?? 'application/json',
-              };
-              const accept = http.header('accept');
-              if (accept !== undefined) passed.accept = accept;
-              return forwardHttp(target, { method: 'POST', path: `${u.pathname}${u.search}`, body, passed });
-            },
-          }),
-    };
+    const request = jsonRpcRequest(http, info, req.method, v03 !== undefined, params, strings, inBatch);
     const call: Call = {
       inbound: 'JSONRPC',
       requestId: http.requestId,

@@ -5,7 +5,8 @@
 // pipeline, whose decode stage builds the request from path, query (§11.5:
 // camelCase, typed values, repeated names and comma lists) and body. Answers
 // are application/a2a+json or the google.rpc.Status error body (§11.6); a
-// pass-through route gets the call as it came (A2A operations only). Long
+// pass-through route gets the call as it came (A2A operations only), once the
+// decode stage has checked the tenants its query and JSON body name. Long
 // strings of the body (a large `raw` part) are read apart (http/json-body.ts).
 // A 0.3 caller (no A2A-Version, or 0.x) on a `/v1/...` path is a 0.3 call
 // (inbound-v0_3.ts), and its refusals there are 0.3's `{code, message}`.
@@ -102,6 +103,29 @@ function requestJson(
   return { json: { ...json, ...params }, strings };
 }
 
+/**
+ * A body that may name a tenant: one with `"tenant"`, a `\u00..` escape (`"\u0074enant"` is the same key), or a
+ * NUL byte (UTF-16 or UTF-32 text, which some agents' parsers read as JSON). Any other is not parsed here.
+ */
+function mayNameTenant(body: Buffer): boolean {
+  return body.includes('"tenant"') || body.includes('\\u00') || body.includes(0);
+}
+
+/**
+ * The tenants a pass-through's query and JSON body name, as they came (the decode stage checks them against the
+ * routed one). A body that may name one and is not JSON (as this gateway reads JSON: NaN, a BOM, UTF-16 are not)
+ * is refused as a translated call's body is, since a laxer parser at the agent could still find a tenant in it.
+ */
+function namedTenants(http: HttpCall): unknown[] {
+  const named: unknown[] = http.query.getAll('tenant');
+  const body = http.body;
+  if (body === undefined || body.length === 0 || !mayNameTenant(body)) return named;
+  // long strings stay in the body unread (its bytes are not changed: the relay sends them as they are)
+  const { value, strings } = readJsonBody(body);
+  if (isObject(value) && 'tenant' in value) named.push(strings.materialize(value.tenant));
+  return named;
+}
+
 /** Pass-through: the call as it came (an A2A operation's path below the prefix) to the route's REST base. */
 function relayRest(http: HttpCall, target: RelayTarget): Promise<Answer> {
   const base = upstreamUrl(target).pathname.replace(/\/+$/, '');
@@ -188,7 +212,7 @@ export class RestInbound {
       const { match } = matchRestPath(http.method, http.path);
       if (!match) throw A2AError.of('METHOD_NOT_FOUND', `no A2A operation at ${http.method} ${http.path || '/'}`);
       const info = match.route.method;
-      call = this.call(http, candidates, generation, started, info, '1.0', match.params.tenant ?? '', {
+      const request: Call['request'] = {
         size: http.body?.length ?? 0,
         decode: () => {
           try {
@@ -200,7 +224,9 @@ export class RestInbound {
           }
         },
         relay,
-      });
+        namedTenants: () => namedTenants(http),
+      };
+      call = this.call(http, candidates, generation, started, info, '1.0', match.params.tenant ?? '', request);
     } catch (e) {
       const err = asA2AError(e);
       this.pipeline.rejected(rejectedInfo(http, 'HTTP+JSON', started), err);

@@ -5,7 +5,10 @@
 // the final route's allow-list with the call's trace context — then, for a
 // translated call, the typed request read by the inbound binding (only now,
 // after authentication and the rate limit) into the envelope. A pass-through
-// keeps its request as it came.
+// keeps its request as it came, but the tenants it names besides its head (a
+// REST query's or JSON body's `tenant`, JSON-RPC `params.tenant`, read by its
+// binding without decoding it) are checked as a translated request's tenant
+// is: none, or the one the route was chosen by.
 import { envelopeOf, serviceParameters } from '../../core/envelope.js';
 import type { ProtocolVersion } from '../../config/types.js';
 import {
@@ -19,6 +22,25 @@ import { validTraceparent } from '../../core/trace-context.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import { isRelay } from '../call.js';
 import type { Stage } from '../stage.js';
+
+/**
+ * A tenant the request names: none (absent, null or "", as ProtoJSON reads them), or the tenant the call addressed
+ * (the route was chosen by it; the request may not name another one).
+ */
+function checkNamedTenant(named: unknown, addressed: string): void {
+  if (named === undefined || named === null || named === '') return;
+  if (typeof named !== 'string') {
+    const got = Array.isArray(named) ? 'an array' : typeof named === 'object' ? 'an object' : typeof named;
+    throw A2AError.invalidParams([{ field: 'tenant', description: `expected string, got ${got}` }]);
+  }
+  if (named !== addressed) {
+    const shown = named.length > 256 ? `${named.slice(0, 256)}…` : named; // (a body may name megabytes)
+    throw A2AError.invalidParams(
+      [{ field: 'tenant', description: `the request names tenant "${shown}" where the call addressed "${addressed}"` }],
+      'the tenant in the request differs from the tenant the call addressed',
+    );
+  }
+}
 
 export const decodeStage: Stage = {
   name: 'decode',
@@ -42,20 +64,12 @@ export const decodeStage: Stage = {
     call.forwarded['x-request-id'] = call.requestId;
     if (!isRelay(call)) {
       const request = call.request.decode(version);
-      // the route was chosen by the tenant read from the head; the request may not name another one
-      if (request.tenant !== '' && request.tenant !== call.tenant) {
-        throw A2AError.invalidParams(
-          [
-            {
-              field: 'tenant',
-              description: `the request names tenant "${request.tenant}" where the call addressed "${call.tenant}"`,
-            },
-          ],
-          'the tenant in the request differs from the tenant the call addressed',
-        );
-      }
+      checkNamedTenant(request.tenant, call.tenant);
       const sp = serviceParameters(UPSTREAM_VERSION, call.extensions, call.forwarded);
       call.envelope = envelopeOf(call.method, request, call.tenant, sp);
+    } else if (call.request.namedTenants) {
+      // forwarded as it came: the agent would read these, so they are held to the translated request's rule
+      for (const named of call.request.namedTenants()) checkNamedTenant(named, call.tenant);
     }
     return next(call);
   },
