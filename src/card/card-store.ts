@@ -7,7 +7,10 @@
 // A route with several endpoints has a card per endpoint (each names its own
 // interfaces). With `state.redis`, every good card is also kept in Redis, so
 // a gateway replica that starts while an agent is down serves the last good
-// card its peers saw (issue 14).
+// card its peers saw (issue 14). A reload keeps a route's card only while
+// what decided to trust it is unchanged (source, verifyJwksFile, the TLS it
+// was fetched over); the card of a route it removed or changed is no longer
+// fetched, and the TLS files are read again by the next fetch.
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Agent } from '../util/undici.js';
@@ -15,14 +18,13 @@ import { agentFor } from '../tls/upstream-tls.js';
 import { getWithin } from '../upstream/pulled-answer.js';
 import type { RouteConfig } from '../config/types.js';
 import type { JsonObject } from '../proto/json.js';
-import { cardFromV03, interfacesOfV03Card, isV03Card } from '../compat/v0_3/card.js';
+import { asV1Card, cardTls, keyOf, maxAgeMs, sourceOf } from './card-source.js';
 import { cardSourceUrl } from './upstream-card.js';
 import { verifyCard } from './signing.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { SharedState } from '../state/redis.js';
 import { endpointRoutes } from '../upstream/endpoints.js';
 
-const DEFAULT_FRESH_MS = 300_000;
 /** How long Redis keeps a last good card nobody refreshed. */
 const SHARED_CARD_TTL_SECONDS = 7 * 86_400;
 const BACKOFF_MIN_MS = 1000;
@@ -42,52 +44,26 @@ interface Entry {
   inflight?: Promise<void>;
   backoffMs: number;
   retry?: NodeJS.Timeout;
+  /** Of a route a reload removed or changed: answers from what it has, never fetches again, never back in the store. */
+  detached?: boolean;
 }
 
-function maxAgeMs(cacheControl: string | undefined): number {
-  const cc = (cacheControl ?? '').toLowerCase();
-  if (/no-cache|no-store/.test(cc)) return 0;
-  const m = /max-age=(\d+)/.exec(cc);
-  return m ? Number(m[1]) * 1000 : DEFAULT_FRESH_MS;
-}
-
-/**
- * A 0.3 card (no `supportedInterfaces`; `url`, `preferredTransport`,
- * `additionalInterfaces`) read as a 1.0 one whose interfaces say 0.3 (bridge
- * §1–2); a card that lists `supportedInterfaces` is already one.
- */
-function asV1Card(card: JsonObject): JsonObject {
-  if (!isV03Card(card)) return card;
-  return { ...cardFromV03(card), supportedInterfaces: interfacesOfV03Card(card) };
-}
-
-interface Source {
-  /** The file or URL ("" when the route has none). */
-  source: string;
-  /** The entry's key: endpoints of a route with one card source (a configured file or URL) share one entry. */
-  key: string;
-}
-
-/** Computed once per route configuration (a config generation's routes never change), not per call. */
-const sources = new WeakMap<RouteConfig, Source>();
-
-function sourceInfo(route: RouteConfig): Source {
-  let s = sources.get(route);
-  if (!s) {
-    const source = route.card.file ?? cardSourceUrl(route) ?? '';
-    s = { source, key: `${route.name}\u0000${source}` };
-    sources.set(route, s);
-  }
-  return s;
-}
-
-const sourceOf = (route: RouteConfig): string => sourceInfo(route).source;
-const keyOf = (route: RouteConfig): string => sourceInfo(route).key;
+const newEntry = (route: RouteConfig): Entry => ({
+  source: sourceOf(route),
+  changedAt: 0,
+  expiresAt: 0,
+  backoffMs: BACKOFF_MIN_MS,
+});
+const GONE = 'the route was removed or changed by a reload';
 
 export class CardStore {
   private readonly entries = new Map<string, Entry>();
   /** The store's undici agents, one per TLS settings (a route's upstream's, for cards the upstream serves itself). */
   private readonly agents = new Map<string, Agent>();
+  /** The keys of the routes in force since the last reload (undefined before the first: every route). */
+  private live: Set<string> | undefined;
+  /** The entry each route of an earlier configuration last had, for its calls still under way. */
+  private readonly held = new WeakMap<RouteConfig, Entry>();
   private closed = false;
 
   constructor(
@@ -99,22 +75,37 @@ export class CardStore {
   private entry(route: RouteConfig): Entry {
     const key = keyOf(route);
     let e = this.entries.get(key);
-    if (!e) {
-      e = { source: sourceOf(route), changedAt: 0, expiresAt: 0, backoffMs: BACKOFF_MIN_MS };
+    if (!e && this.live && !this.live.has(key)) {
+      // a late call of a route a reload removed or changed: what it had, never fetched again, never back in the store
+      e = this.held.get(route) ?? { ...newEntry(route), detached: true, error: GONE, failure: new Error(GONE) };
+    } else if (!e) {
+      e = newEntry(route);
       this.entries.set(key, e);
     }
+    if (this.held.get(route) !== e) this.held.set(route, e);
     return e;
   }
 
-  /** After a reload: forget routes (and endpoints) that are gone or whose card source changed. */
+  /**
+   * After a reload: forget routes (and endpoints) that are gone or whose card source or trust settings changed; their
+   * entries are detached (no retry, no fetch). The TLS agents are dropped, so the next fetch reads the PEM files again;
+   * undici closes the old ones once their fetches in flight end.
+   */
   retain(routes: readonly RouteConfig[]): void {
     const keep = new Set(routes.flatMap(endpointRoutes).map(keyOf));
+    this.live = keep;
     for (const [key, e] of this.entries) {
-      if (!keep.has(key)) {
-        clearTimeout(e.retry);
-        this.entries.delete(key);
+      if (keep.has(key)) {
+        e.backoffMs = BACKOFF_MIN_MS; // a new configuration: a failure under way retries soon
+        continue;
       }
+      clearTimeout(e.retry);
+      e.retry = undefined;
+      e.detached = true;
+      this.entries.delete(key);
     }
+    for (const a of this.agents.values()) void a.close().catch(() => undefined);
+    this.agents.clear();
   }
 
   /** Fetches every route's card now; failures retry in the background with backoff. */
@@ -172,6 +163,7 @@ export class CardStore {
   private refresh(route: RouteConfig): Promise<void> {
     const e = this.entry(route);
     if (!e.inflight) {
+      if (e.detached) return Promise.reject(e.failure ?? new Error(GONE));
       e.inflight = this.load(route, e).finally(() => {
         e.inflight = undefined;
       });
@@ -215,7 +207,7 @@ export class CardStore {
       if (route.card.verifyJwksFile) await verifyCard(card, route.card.verifyJwksFile);
       this.accept(route, e, asV1Card(card), Array.isArray(etag) ? etag[0] : etag, fresh);
     } catch (err) {
-      const shared = !e.card && (await this.lastGood(route, e));
+      const shared = !e.card && !e.detached && (await this.lastGood(route, e));
       this.fail(route, e, err as Error);
       if (!shared) throw err;
     }
@@ -242,7 +234,7 @@ export class CardStore {
 
   /** The store's own agent for the card's TLS settings: the upstream's apply to its own card (not to a card.url elsewhere). */
   private dispatcherFor(route: RouteConfig): Agent {
-    return agentFor(this.agents, route.card.url ? undefined : route.upstream.tls);
+    return agentFor(this.agents, cardTls(route));
   }
 
   private accept(route: RouteConfig, e: Entry, card: JsonObject, etag: string | undefined, freshMs: number): void {
@@ -254,6 +246,7 @@ export class CardStore {
     e.error = undefined;
     e.failure = undefined;
     e.backoffMs = BACKOFF_MIN_MS;
+    if (e.detached) return;
     this.metrics?.cardRefresh(route.name, 'updated');
     const s = this.shared;
     if (s?.ready)
@@ -266,6 +259,8 @@ export class CardStore {
   private fail(route: RouteConfig, e: Entry, err: Error): void {
     e.error = `cannot read the upstream's agent card: ${err.message}`;
     e.failure = new Error(err.message);
+    // a route a reload removed or changed: no retry (it would fetch for a route no longer there, forever)
+    if (e.detached) return;
     this.metrics?.cardRefresh(route.name, 'failed');
     if (e.card) {
       // keep serving the last good card; try again after the backoff
