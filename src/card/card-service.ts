@@ -1,8 +1,9 @@
 // Cards for the rest of the gateway: the upstream's card (CardStore), the
 // interfaces an `auto` route may call, the card served for a route to a given
 // request (rewritten, re-signed or with signatures dropped, with a strong ETag
-// and Last-Modified for §8.6 caching), the extended card rewritten the same
-// way, and each route's readiness.
+// and Last-Modified for §8.6 caching; a card naming a request host the
+// operator did not vouch for is never signed, but refused), the extended card
+// rewritten the same way, and each route's readiness.
 import { createHash } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import type { Logger } from 'pino';
@@ -13,7 +14,7 @@ import { AgentCardSchema, type AgentCard } from '../gen/a2a_pb.js';
 import type { RequestView } from '../http/request.js';
 import { readJson, writeJson, type JsonObject } from '../proto/json.js';
 import type { CardStore } from './card-store.js';
-import { cardVaries, publicAddresses, type GatewayAddresses } from './public-address.js';
+import { cardVaries, publicAddresses, type GatewayAddresses, type PublicAddresses } from './public-address.js';
 import { selfCheck } from './self-address.js';
 import { cardToV03 } from '../compat/v0_3/card.js';
 import { bindingOrder, rewriteCard, wantsV03Card } from './served-card.js';
@@ -36,6 +37,12 @@ function cardUnavailable(e: unknown): A2AError {
   });
 }
 
+/**
+ * Served cards kept at most: the key holds the caller's Host (the card names it), so without a bound any caller could
+ * grow the cache with Host values; past it the oldest entry goes (Map order is insertion order).
+ */
+export const SERVED_CARDS_KEPT = 256;
+
 export class CardService {
   private readonly served = new Map<string, { source: JsonObject; card: ServedCard }>();
   private readonly warned = new Set<string>();
@@ -50,6 +57,11 @@ export class CardService {
   /** After a reload: served cards are rebuilt from the new route settings. */
   reset(): void {
     this.served.clear();
+  }
+
+  /** How many served cards are kept now (at most SERVED_CARDS_KEPT). */
+  get servedKept(): number {
+    return this.served.size;
   }
 
   upstreamCard(route: RouteConfig): Promise<JsonObject | undefined> {
@@ -120,8 +132,18 @@ export class CardService {
     }
   }
 
-  private async finish(card: JsonObject, route: RouteConfig, upstream: JsonObject): Promise<JsonObject> {
-    if (route.card.signatures === 'resign' && route.card.signingKey) return signCard(card, route.card.signingKey);
+  private async finish(
+    card: JsonObject,
+    route: RouteConfig,
+    upstream: JsonObject,
+    at: PublicAddresses,
+    sign = true,
+  ): Promise<JsonObject> {
+    if (route.card.signatures === 'resign' && route.card.signingKey) {
+      if (!sign) return card;
+      this.refuseUnvouched(card, route, at);
+      return signCard(card, route.card.signingKey);
+    }
     if (Array.isArray(upstream.signatures) && upstream.signatures.length > 0) {
       this.warnOnce(
         `sig ${route.name}`,
@@ -130,6 +152,30 @@ export class CardService {
       );
     }
     return card;
+  }
+
+  /**
+   * A signed card names only addresses the operator configured or vouched for:
+   * one whose interfaces would carry a host the caller chose is refused (400),
+   * not signed and not served unsigned either.
+   */
+  private refuseUnvouched(card: JsonObject, route: RouteConfig, at: PublicAddresses): void {
+    const unvouched = at.unvouched ?? [];
+    const named = (Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [])
+      .map((i) => (i && typeof i === 'object' && !Array.isArray(i) ? i.url : undefined))
+      .filter((u) => typeof u === 'string' && unvouched.includes(u));
+    if (named.length === 0) return;
+    const internal = `unvouched card address ${String(named[0])} on route ${route.name}`;
+    this.warnOnce(
+      `unvouched ${route.name}`,
+      'a signed card was asked for with a host the configuration does not name: refused (configure public.httpUrl / card.publicHttpUrl, or match.hosts)',
+      { route: route.name, address: named[0] },
+    );
+    throw A2AError.of(
+      'INVALID_REQUEST',
+      "this route's card is signed and names only the gateway's configured addresses: the request's host is not one of them",
+      { internal },
+    );
   }
 
   /**
@@ -153,7 +199,8 @@ export class CardService {
     const key = `${route.name} ${at.http} ${at.grpc} ${v03 ? '0.3' : '1.0'}`;
     const hit = this.served.get(key);
     if (hit && hit.source === source) return hit.card;
-    let card = await this.finish(rewriteCard(source, route, at), route, source);
+    // 0.3 callers verify no 1.0 signature: a re-signed card is served signed in its 1.0 shape only
+    let card = await this.finish(rewriteCard(source, route, at), route, source, at, !v03);
     if (v03) {
       const order = bindingOrder(source, route);
       card = cardToV03(card, {
@@ -162,7 +209,6 @@ export class CardService {
         ...(order.includes('GRPC') && (route.hosts.length > 0 || route.pathPrefix === '') ? { grpc: at.grpc } : {}),
         preferred: order[0] ?? 'JSONRPC',
       });
-      // 0.3 callers verify no 1.0 signature: a re-signed card is served signed in its 1.0 shape only
       delete card.signatures;
     }
     const body = JSON.stringify(card);
@@ -172,6 +218,8 @@ export class CardService {
       lastModified: new Date(Math.floor((this.store.changedAt(primary) || Date.now()) / 1000) * 1000),
       maxAgeSeconds: route.card.maxAgeSeconds,
     };
+    this.served.delete(key);
+    if (this.served.size >= SERVED_CARDS_KEPT) this.served.delete(this.served.keys().next().value!);
     this.served.set(key, { source, card: served });
     return served;
   }
@@ -185,6 +233,6 @@ export class CardService {
   async rewriteExtended(response: AgentCard, route: RouteConfig, view: RequestView): Promise<AgentCard> {
     const upstream = writeJson(AgentCardSchema, response) as JsonObject;
     const at = publicAddresses(this.addresses(), this.trusted, route, view);
-    return readJson(AgentCardSchema, await this.finish(rewriteCard(upstream, route, at), route, upstream));
+    return readJson(AgentCardSchema, await this.finish(rewriteCard(upstream, route, at), route, upstream, at));
   }
 }

@@ -3,6 +3,10 @@
 // route prefix, else the request — whose X-Forwarded-Proto/-Host/-Prefix and
 // RFC 7239 Forwarded headers are believed only from trusted proxies. A
 // forwarded prefix that already ends with the route prefix is not doubled.
+// An address built from the request is marked unvouched unless its host is
+// one the operator named (a trusted proxy's forwarded host, the route's
+// match.hosts, a configured public address, the listen host): a signed card
+// may not name it (card-service.ts).
 import { BlockList, isIP } from 'node:net';
 import type { RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
@@ -13,6 +17,8 @@ export interface PublicAddresses {
   /** The route's HTTP base URL: JSON-RPC endpoint and REST base. */
   http: string;
   grpc: string;
+  /** Those of `http` and `grpc` built from a request host that the operator did not configure or vouch for. */
+  unvouched?: string[];
 }
 
 export interface GatewayAddresses {
@@ -85,6 +91,36 @@ export function cardVaries(gw: GatewayAddresses, trusted: BlockList, route: Rout
   return ['Host', ...forwardedBy];
 }
 
+const WILDCARDS = new Set(['0.0.0.0', '::', '']);
+const bare = (h: string): string => h.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+
+/** Host name and explicit port of a URL, "host:port" or "grpc(s)://host:port". */
+function nameAndPort(address: string): { name: string; port: number | undefined } {
+  const authority = address.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0] ?? '';
+  const name = hostName(authority);
+  const port = authority.slice(name.length + 1);
+  return { name: bare(name), port: port ? Number(port) : undefined };
+}
+
+/**
+ * Whether the operator named this request host (host[:port]): one of the route's
+ * `match.hosts`, the host of a configured public address or the listen host,
+ * with no port, the port of the listener the request came to, or the port a
+ * public address gives that host. A forwarded host from a trusted proxy is
+ * vouched for by that proxy, as for every card URL.
+ */
+function vouched(gw: GatewayAddresses, route: RouteConfig, host: string, grpc: boolean): boolean {
+  const { name, port } = nameAndPort(host);
+  const published = [gw.publicHttpUrl, gw.publicGrpcAddress, route.card.publicHttpUrl, route.card.publicGrpcAddress]
+    .filter((a): a is string => a !== undefined)
+    .map(nameAndPort);
+  const listen = gw.listenHost !== undefined && !WILDCARDS.has(bare(gw.listenHost)) ? [bare(gw.listenHost)] : [];
+  const names = new Set([...route.hosts.map(bare), ...published.map((a) => a.name), ...listen]);
+  if (!names.has(name)) return false;
+  const listener = grpc ? gw.grpcPort : gw.httpPort;
+  return port === undefined || port === listener || published.some((a) => a.name === name && a.port === port);
+}
+
 /** A host written into a card URL must be an authority (host[:port]): anything else is refused. */
 function checkedHost(host: string): string {
   if (!isAuthority(host)) throw A2AError.of('INVALID_REQUEST', 'the request names a host that is not a host[:port]');
@@ -100,11 +136,13 @@ export function publicAddresses(
   let proto = gw.tls ? 'https' : 'http';
   let host = req.host ?? 'localhost';
   let prefix = route.pathPrefix;
+  let forwardedHost: string | undefined;
   if (isTrusted(trusted, req.remoteAddress)) {
     const fwd = forwarded(req.header('forwarded'));
     const p = firstValue(req.header('x-forwarded-proto'))?.toLowerCase() ?? fwd.proto ?? proto;
     proto = p === 'https' || p === 'http' ? p : proto;
-    host = firstValue(req.header('x-forwarded-host')) ?? fwd.host ?? host;
+    forwardedHost = firstValue(req.header('x-forwarded-host')) ?? fwd.host;
+    host = forwardedHost ?? host;
     prefix = joinPrefix(firstValue(req.header('x-forwarded-prefix')) ?? '', route.pathPrefix);
   }
   host = checkedHost(host);
@@ -114,5 +152,10 @@ export function publicAddresses(
     (gw.publicHttpUrl ? `${gw.publicHttpUrl}${route.pathPrefix}` : `${proto}://${httpHost}${prefix}`);
   const grpc =
     route.card.publicGrpcAddress ?? gw.publicGrpcAddress ?? (req.grpc ? host : `${hostName(host)}:${gw.grpcPort}`);
-  return { http, grpc };
+  if (forwardedHost !== undefined || vouched(gw, route, host, req.grpc === true)) return { http, grpc };
+  const fromRequest = [
+    ...(route.card.publicHttpUrl === undefined && gw.publicHttpUrl === undefined ? [http] : []),
+    ...(route.card.publicGrpcAddress === undefined && gw.publicGrpcAddress === undefined ? [grpc] : []),
+  ];
+  return fromRequest.length > 0 ? { http, grpc, unvouched: fromRequest } : { http, grpc };
 }

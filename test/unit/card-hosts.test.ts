@@ -2,9 +2,12 @@
 // card names the upstream's loopback by another name (localhost, 127.0.0.1,
 // ::1 are one host on the upstream's own port; another port of another
 // loopback name needs upstream.allowedHosts, as another host does); and a
-// route without a card source (src/card/card-store.ts) fetches nothing.
+// route without a card source (src/card/card-store.ts) fetches nothing; the
+// served cards, kept per Host, are bounded (card-service.ts).
+import { BlockList } from 'node:net';
 import { pino } from 'pino';
 import t from 'tap';
+import { CardService, SERVED_CARDS_KEPT } from '../../src/card/card-service.js';
 import { CardStore } from '../../src/card/card-store.js';
 import { chooseInterfaces } from '../../src/card/upstream-card.js';
 import { routeFromRaw } from '../../src/config/load.js';
@@ -52,4 +55,23 @@ t.test('a gRPC route without card.file or card.url fetches nothing', async (t) =
   t.equal(await store.get(route), undefined, 'no card: the gateway serves a minimal one');
   t.same(lines, [], 'nothing logged');
   t.notMatch(await metrics.text(), /a2a_gateway_card_refreshes_total\{/, 'no refresh counted');
+});
+
+t.test('served cards are kept per Host up to a bound: random Host values cannot grow the cache', async (t) => {
+  const dir = t.testdir({ 'card.json': JSON.stringify({ name: 'file-card', version: '1', description: 'd' }) });
+  const store = new CardStore(pino({ level: 'silent' }));
+  t.teardown(() => store.close());
+  const route = routeFromRaw({
+    name: 'f',
+    upstream: { url: 'http://127.0.0.1:9/rpc', binding: 'JSONRPC' },
+    card: { file: `${dir}/card.json` },
+  });
+  await store.start([route]);
+  const addresses = () => ({ httpPort: 8080, grpcPort: 50051, tls: false, listenHost: '127.0.0.1' });
+  const service = new CardService(store, addresses, new BlockList(), pino({ level: 'silent' }));
+  const view = (host: string) => ({ host, remoteAddress: '127.0.0.1', header: () => undefined });
+  for (let i = 0; i < 3 * SERVED_CARDS_KEPT; i++) await service.servedCard(route, view(`h${i}.example:8080`));
+  t.equal(service.servedKept, SERVED_CARDS_KEPT, 'the oldest went once the bound was reached');
+  const last = await service.servedCard(route, view(`h${3 * SERVED_CARDS_KEPT - 1}.example:8080`));
+  t.match(last.body, `h${3 * SERVED_CARDS_KEPT - 1}.example:8080`, "the latest host's card is served, naming it");
 });
