@@ -5,7 +5,8 @@
 // - §3.3.2: a `status` filter naming no TaskState is InvalidParams naming `status` (it was dropped, so the caller
 //   got every task unfiltered);
 // - §11.5: query values are read as RFC 3986 says, "+" as itself (a base64 page token keeps it), and sent to a REST
-//   agent percent-encoded, so the agent reads the same value whether it decodes "+" as a space or not.
+//   agent percent-encoded (translated or passed through), so the agent reads the same value whether it decodes "+"
+//   as a space or not.
 import { createServer, type IncomingMessage } from 'node:http';
 import { pino } from 'pino';
 import t from 'tap';
@@ -32,6 +33,12 @@ const gw = await startGateway(
       name: 'raw',
       match: { pathPrefix: '/raw' },
       upstream: { url: `http://127.0.0.1:${rawPort}`, binding: 'HTTP+JSON' },
+    },
+    {
+      name: 'raw-pt',
+      match: { pathPrefix: '/raw-pt' },
+      upstream: { url: `http://127.0.0.1:${rawPort}`, binding: 'HTTP+JSON' },
+      passThrough: true,
     },
   ]),
   pino({ level: 'silent' }),
@@ -92,4 +99,9 @@ t.test('"+" in a query value is itself, and reaches a REST agent percent-encoded
   tt.match(seen[0] ?? '', /pageToken=MjAy%2BLw%3D%3D/, 'the token went out with its "+" as %2B');
   tt.match(seen[0] ?? '', /contextId=a%20b/, 'a space went out as %20 (no "+" an RFC 3986 agent would keep)');
   tt.equal(url.searchParams.get('pageToken'), 'MjAy+Lw==', 'read back as the caller sent it');
+  seen.length = 0;
+  const relayed = await rest('/raw-pt/tasks?pageToken=MjAy+Lw==&contextId=a%20b');
+  tt.equal(relayed.status, 200, 'passed through');
+  tt.match(seen[0] ?? '', /pageToken=MjAy%2BLw%3D%3D/, 'the pass-through sends the "+" as %2B');
+  tt.match(seen[0] ?? '', /contextId=a%20b/, 'and a space as %20, not as a "+"');
 });

@@ -18,6 +18,7 @@ import { speaksV03 } from '../../core/service-params.js';
 import { errorHeaders } from '../../http/error-headers.js';
 import { readJsonBody } from '../../http/json-body.js';
 import { mediaType, rejectedInfo, relayedAnswer, type HttpAnswer, type HttpCall } from '../../http/request.js';
+import { queryText } from '../../http/query-text.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, Call, RelayTarget } from '../../pipeline/call.js';
 import { v03Answer, v03Error, v03Operation } from './inbound-v0_3.js';
@@ -132,7 +133,7 @@ function relayRest(http: HttpCall, target: RelayTarget): Promise<Answer> {
   const query = new URLSearchParams(http.query);
   const apiKey = target.route.auth?.apiKey;
   if (apiKey?.location === 'query' && target.route.upstream.credentials.mode !== 'forward') query.delete(apiKey.name);
-  const qs = query.toString();
+  const qs = queryText(query);
   const passed: Record<string, string> = {};
   for (const h of ['content-type', 'accept']) {
     const v = http.header(h);

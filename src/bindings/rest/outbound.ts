@@ -13,6 +13,7 @@ import { responseFromJson, writableAnswer } from '../../core/response.js';
 import { upstreamHeaders } from '../../core/service-params.js';
 import type { UpstreamClient, UpstreamTarget } from '../../core/upstream.js';
 import { A2AError } from '../../errors/a2a-error.js';
+import { queryText } from '../../http/query-text.js';
 import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { isObject, type Json, type JsonObject } from '../../proto/json.js';
 import { outboundJson, type JsonBody } from '../../proto/json-out.js';
@@ -37,20 +38,16 @@ function pathSegment(v: string): string {
   return v === '.' || v === '..' ? v.replace(/\./g, '%2E') : encodeURIComponent(v);
 }
 
-/**
- * §11.5: the query "properly URL-encoded per RFC 3986": every value percent-encoded (a space as %20, "+" as %2B),
- * so an agent that decodes "+" as a space (HTML forms) and one that takes it as itself (RFC 3986) read the same.
- */
+/** §11.5: the fields left for the query, RFC 3986-encoded (http/query-text.ts). */
 function queryString(json: JsonObject, skip: Set<string>): string {
-  const parts: string[] = [];
+  const pairs: Array<[string, string]> = [];
   for (const [k, v] of Object.entries(json)) {
     if (skip.has(k)) continue;
-    for (const item of Array.isArray(v) ? v : [v]) {
-      if (item !== null && typeof item !== 'object')
-        parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(item))}`);
-    }
+    for (const item of Array.isArray(v) ? v : [v])
+      if (item !== null && typeof item !== 'object') pairs.push([k, String(item)]);
   }
-  return parts.length > 0 ? `?${parts.join('&')}` : '';
+  const s = queryText(pairs);
+  return s ? `?${s}` : '';
 }
 
 /** What differs between A2A versions on REST: paths and bodies, answers, stream events and errors. */
