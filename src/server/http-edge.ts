@@ -38,16 +38,34 @@ export function tlsSocketOf(req: EdgeRequest): unknown {
 /**
  * The path in its canonical form (routing/canonical.ts) and the query, read as RFC 3986 says (§11.5): a "+" is
  * itself, not a space as in HTML forms (URLSearchParams' rule), so a base64 page token or a "+01:00" offset sent
- * as it is keeps its "+"; a space comes as %20.
+ * as it is keeps its "+"; a space comes as %20. Service parameter names are matched case-insensitively.
  */
 export function splitUrl(url: string): { path: string; query: URLSearchParams } {
   const q = url.indexOf('?');
   if (q < 0) return { path: canonicalPath(url), query: new URLSearchParams() };
   const raw = url.slice(q + 1);
-  return {
-    path: canonicalPath(url.slice(0, q)),
-    query: new URLSearchParams(raw.includes('+') ? raw.replaceAll('+', '%2B') : raw),
-  };
+  const query = new URLSearchParams(raw.includes('+') ? raw.replaceAll('+', '%2B') : raw);
+  if (/a2a-/i.test(raw)) serviceParameterNames(query);
+  return { path: canonicalPath(url.slice(0, q)), query };
+}
+
+const SERVICE_PARAMETERS = ['A2A-Version', 'A2A-Extensions'];
+
+/**
+ * §3.2.6: service parameter names are case-insensitive, in the query as in headers: `?a2a-version=1.0` is read as
+ * `A2A-Version` (the name every reader asks for). A value under the exact name wins over another spelling's.
+ */
+function serviceParameterNames(query: URLSearchParams): void {
+  for (const name of SERVICE_PARAMETERS) {
+    if (query.has(name)) continue;
+    const lower = name.toLowerCase();
+    for (const [k, v] of query) {
+      if (k.toLowerCase() === lower) {
+        query.set(name, v);
+        break;
+      }
+    }
+  }
 }
 
 /**

@@ -220,6 +220,11 @@ for (const s of shapes) {
       tt.notOk('url' in one.json, '?A2A-Version=1.0: the 1.0 shape');
       const old = await get('/.well-known/agent-card.json?A2A-Version=0.3', {});
       tt.equal(old.json.protocolVersion, '0.3.0', '?A2A-Version=0.3: the 0.3 shape');
+      // §3.2.6: service parameter names are case-insensitive
+      const lower = await get('/.well-known/agent-card.json?a2a-version=1.0', {});
+      tt.notOk('url' in lower.json, '?a2a-version=1.0: the 1.0 shape too');
+      const exact = await get('/.well-known/agent-card.json?a2a-version=1.0&A2A-Version=0.3', {});
+      tt.equal(exact.json.protocolVersion, '0.3.0', 'the exact spelling wins over another one');
     });
   }
   if (!s.extended) continue;
