@@ -58,3 +58,17 @@ function sourceInfo(route: RouteConfig): Source {
 
 export const sourceOf = (route: RouteConfig): string => sourceInfo(route).source;
 export const keyOf = (route: RouteConfig): string => sourceInfo(route).key;
+
+/** A URL as logs and the console may show it: without a user:password part (undici sends none; it is still a secret). */
+export function withoutUserinfo(url: string): string {
+  if (!url.includes('@')) return url;
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '';
+    u.password = '';
+    return u.href;
+  } catch {
+    return url;
+  }
+}

@@ -3,7 +3,9 @@
 // ::1 are one host on the upstream's own port; another port of another
 // loopback name needs upstream.allowedHosts, as another host does); and a
 // route without a card source (src/card/card-store.ts) fetches nothing; the
-// served cards, kept per Host, are bounded (card-service.ts).
+// served cards, kept per Host, are bounded (card-service.ts); a failed fetch
+// never logs a URL's password.
+import { createServer } from 'node:http';
 import { BlockList } from 'node:net';
 import { pino } from 'pino';
 import t from 'tap';
@@ -74,4 +76,22 @@ t.test('served cards are kept per Host up to a bound: random Host values cannot 
   t.equal(service.servedKept, SERVED_CARDS_KEPT, 'the oldest went once the bound was reached');
   const last = await service.servedCard(route, view(`h${3 * SERVED_CARDS_KEPT - 1}.example:8080`));
   t.match(last.body, `h${3 * SERVED_CARDS_KEPT - 1}.example:8080`, "the latest host's card is served, naming it");
+});
+
+t.test("a card fetch that fails never logs the password of a URL's user:password part", async (t) => {
+  const server = createServer((_req, res) => res.writeHead(500).end());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+  const port = (server.address() as { port: number }).port;
+  const lines: string[] = [];
+  const store = new CardStore(pino({ level: 'debug' }, { write: (l: string) => lines.push(l) }));
+  t.teardown(() => store.close());
+  const route = routeFromRaw({
+    name: 'p',
+    upstream: { url: `http://agentuser:Pw-s3cret-9x@127.0.0.1:${port}/a2a`, binding: 'auto' },
+  });
+  await store.start([route]).catch(() => undefined);
+  const said = lines.join('\n') + JSON.stringify(store.status(route));
+  t.match(said, /answered HTTP 500/, 'the failure is logged and reported');
+  t.notMatch(said, /Pw-s3cret-9x/, 'without the password');
 });
