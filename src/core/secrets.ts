@@ -62,9 +62,63 @@ export function redactError(err: A2AError, secrets: readonly string[]): A2AError
     secrets.map((s) => JSON.stringify(s).slice(1, -1)),
   );
   const internal = err.internal === undefined ? undefined : redactText(err.internal, secrets);
-  if (message === err.message && clean === details && internal === err.internal) return err;
+  const relayed = redactRelayed(err.relayed, secrets);
+  if (message === err.message && clean === details && internal === err.internal && relayed === err.relayed) return err;
   const redacted = new A2AError(err.errorName, message, JSON.parse(clean) as JsonObject[], { cause: err.cause });
-  redacted.relayed = err.relayed;
+  redacted.relayed = relayed;
   redacted.internal = internal;
   return redacted;
+}
+
+/** grpc-js Metadata as far as redaction needs it. */
+interface MetadataLike {
+  clone(): MetadataLike;
+  getMap(): Record<string, unknown>;
+  get(key: string): unknown[];
+  remove(key: string): void;
+  add(key: string, value: unknown): void;
+}
+
+const isMetadata = (m: unknown): m is MetadataLike =>
+  typeof m === 'object' && m !== null && typeof (m as MetadataLike).getMap === 'function';
+
+/** `bytes` with each secret's bytes masked by as many "*" (a binary value keeps its length, so its framing holds). */
+function maskBytes(bytes: Buffer, secrets: readonly string[]): Buffer {
+  let out = bytes;
+  for (const s of secrets) {
+    const b = Buffer.from(s);
+    for (let at = out.indexOf(b); at >= 0; at = out.indexOf(b, at + b.length)) {
+      if (out === bytes) out = Buffer.from(bytes);
+      out.fill(0x2a, at, at + b.length);
+    }
+  }
+  return out;
+}
+
+/**
+ * A pass-through's relayed gRPC status (bindings/grpc/relay.ts: its message and trailing metadata as the agent sent
+ * them) with the call's secrets out: the route's own credential for the agent, which an agent may echo, must never
+ * reach the caller. Text is redacted as elsewhere, binary values masked in place; the rest goes as it came.
+ */
+function redactRelayed(relayed: unknown, secrets: readonly string[]): unknown {
+  if (typeof relayed !== 'object' || relayed === null) return relayed;
+  const r = relayed as { details?: unknown; metadata?: unknown };
+  const details = typeof r.details === 'string' ? redactText(r.details, secrets) : r.details;
+  let metadata = r.metadata;
+  if (isMetadata(metadata)) {
+    let copy: MetadataLike | undefined;
+    for (const key of Object.keys(metadata.getMap())) {
+      const values = metadata.get(key);
+      const clean = values.map((v) =>
+        typeof v === 'string' ? redactText(v, secrets) : Buffer.isBuffer(v) ? maskBytes(v, secrets) : v,
+      );
+      if (clean.every((v, i) => v === values[i])) continue;
+      copy ??= metadata.clone();
+      copy.remove(key);
+      for (const v of clean) copy.add(key, v);
+    }
+    metadata = copy ?? metadata;
+  }
+  if (details === r.details && metadata === r.metadata) return relayed;
+  return { ...r, details, metadata };
 }

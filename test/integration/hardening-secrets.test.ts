@@ -2,7 +2,8 @@
 // (`upstream.credentials: {header, value}`) is a secret like the caller's: an
 // upstream that echoes the request headers into its error message (JSON-RPC,
 // REST, gRPC) gets it redacted before the error is answered or logged, on
-// every inbound binding.
+// every inbound binding; a pass-through's relayed gRPC status too (its message
+// and its trailing metadata, text and bytes).
 import { Writable } from 'node:stream';
 import * as grpc from '@grpc/grpc-js';
 import t from 'tap';
@@ -56,11 +57,18 @@ const grpcEchoing: Broken = await (async () => {
       responseSerialize: (b: Buffer) => b,
       responseDeserialize: (b: Buffer) => b,
     };
-    impl[m.name] = (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) =>
+    impl[m.name] = (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => {
+      // and in its trailing metadata, as text and as bytes
+      const echoed = new grpc.Metadata();
+      const auth = String(call.metadata.get('authorization')[0] ?? '');
+      echoed.set('x-echo', auth);
+      echoed.set('x-echo-bin', Buffer.concat([Buffer.from([0x0a, auth.length]), Buffer.from(auth)]));
       cb({
         code: grpc.status.INTERNAL,
         details: `cannot serve with metadata ${JSON.stringify(call.metadata.getMap())}`,
+        metadata: echoed,
       });
+    };
   }
   server.addService(service, impl);
   const port = await new Promise<number>((resolve, reject) =>
@@ -78,8 +86,8 @@ const sink = new Writable({
 });
 const url = { JSONRPC: `${echoing.url}/rpc`, 'HTTP+JSON': `${echoing.url}/rest`, GRPC: grpcEchoing.url };
 const gw = await startGateway(
-  gatewayConfig(
-    BINDINGS.flatMap((b) => [
+  gatewayConfig([
+    ...BINDINGS.flatMap((b) => [
       {
         name: `bearer-${slug(b)}`,
         match: { pathPrefix: `/bearer-${slug(b)}`, tenant: `bearer-${slug(b)}` },
@@ -101,7 +109,17 @@ const gw = await startGateway(
         },
       },
     ]),
-  ),
+    // a pass-through (gRPC callers with no tenant reach the root route): the agent's status is relayed as it came
+    {
+      name: 'passed',
+      upstream: {
+        url: grpcEchoing.url,
+        binding: 'GRPC' as const,
+        credentials: { header: 'Authorization', value: `Bearer ${SECRET}` },
+      },
+      passThrough: true,
+    },
+  ]),
   pino({ level: 'info' }, sink),
 );
 t.teardown(async () => {
@@ -135,3 +153,33 @@ t.test("the route's own upstream credential never reaches the caller or the log"
   tt.notOk(log.includes(SECRET), 'the bearer credential is in no log line');
   tt.notOk(log.includes(KEY), 'the header credential is in no log line');
 });
+
+t.test(
+  'a relayed gRPC status (pass-through) carries no route credential, in its message or its metadata',
+  async (tt) => {
+    const client = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure());
+    tt.teardown(() => client.close());
+    const md = new grpc.Metadata();
+    md.set('a2a-version', '1.0');
+    const err = await new Promise<grpc.ServiceError>((resolve) =>
+      client.makeUnaryRequest(
+        '/lf.a2a.v1.A2AService/GetTask',
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.from([0x12, 0x01, 0x78]), // GetTaskRequest{id: "x"}
+        md,
+        (e) => resolve(e!),
+      ),
+    );
+    tt.equal(err.code, grpc.status.INTERNAL, "the agent's status, relayed");
+    tt.match(err.details, /cannot serve with metadata/, 'its message as it came');
+    tt.notOk(err.details.includes(SECRET), 'without the credential in the message');
+    tt.match(err.details, /\[REDACTED\]/, 'redacted in its place');
+    const text = String(err.metadata.get('x-echo')[0] ?? '');
+    tt.equal(text, '[REDACTED]', 'nor in a text metadata value');
+    const bin = err.metadata.get('x-echo-bin')[0] as Buffer;
+    tt.equal(bin.length, 2 + `Bearer ${SECRET}`.length, 'a binary value keeps its length');
+    tt.notOk(bin.includes(SECRET), 'and is masked');
+    tt.notOk(lines.join('\n').includes(SECRET), 'nor in the log');
+  },
+);

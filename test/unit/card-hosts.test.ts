@@ -69,7 +69,14 @@ t.test('served cards are kept per Host up to a bound: random Host values cannot 
     card: { file: `${dir}/card.json` },
   });
   await store.start([route]);
-  const addresses = () => ({ httpPort: 8080, grpcPort: 50051, tls: false, listenHost: '127.0.0.1' });
+  const addresses = () => ({
+    publicHttpUrl: undefined,
+    publicGrpcAddress: undefined,
+    httpPort: 8080,
+    grpcPort: 50051,
+    tls: false,
+    listenHost: '127.0.0.1',
+  });
   const service = new CardService(store, addresses, new BlockList(), pino({ level: 'silent' }));
   const view = (host: string) => ({ host, remoteAddress: '127.0.0.1', header: () => undefined });
   for (let i = 0; i < 3 * SERVED_CARDS_KEPT; i++) await service.servedCard(route, view(`h${i}.example:8080`));
