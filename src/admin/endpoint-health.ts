@@ -6,9 +6,12 @@
 // cannot be loaded makes the route unready) and the outcome of the last
 // calls that reached the upstream stage (a connection refused or dropped,
 // UPSTREAM_UNAVAILABLE, makes it unhealthy; any answer from the agent makes
-// it healthy again).
+// it healthy again). An outcome counts only for the URL the call went to (the
+// route of the generation it arrived in, which the line carries unlogged): a
+// call that began before a reload gave the route another URL says nothing
+// about the new one.
 import type { RouteConfig } from '../config/types.js';
-import type { AnsweredLine } from '../ops/access-log.js';
+import { LINE_ROUTE, type AnsweredLine } from '../ops/access-log.js';
 import type { EndpointReport } from '../upstream/endpoints.js';
 import { maskUrl } from './config-view.js';
 
@@ -65,6 +68,8 @@ export class EndpointHealth {
   /** A call's log line: its outcome, when it reached an upstream. */
   record(line: AnsweredLine): void {
     if (!line.route || !line.upstream || NOT_ABOUT_THE_AGENT.has(line.outcome)) return;
+    const url = line[LINE_ROUTE]?.upstream.url;
+    if (url !== undefined && url !== this.urls.get(line.route)) return;
     // kept raw: this runs on every call, the page formats it when it is read
     this.observed.set(line.route, { outcome: line.outcome, error: line.error, at: Date.now() });
   }

@@ -8,9 +8,14 @@
 // setImmediate per turn, not per call: issue 11's hot path budget); a tap
 // (the admin console) reads the same lines.
 import type { Logger } from 'pino';
+import type { RouteConfig } from '../config/types.js';
 import type { Wire } from '../http/request.js';
 
+/** The call's RouteConfig on its line, for the line's readers in the process (a symbol key: never logged). */
+export const LINE_ROUTE: unique symbol = Symbol('the route config of the call');
+
 export interface AccessLine {
+  [LINE_ROUTE]?: RouteConfig;
   requestId: string;
   client: string | null;
   method: string | null;

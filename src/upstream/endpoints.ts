@@ -8,7 +8,8 @@
 // and URL so a reload does not forget it; and per route configuration the set
 // the balancer picks from (available endpoints; all of them, Envoy's panic
 // mode, when none is). Each endpoint is reached as a copy of the route whose
-// upstream is that endpoint alone (its card, its interfaces, its pools).
+// upstream is that endpoint alone (its card, its interfaces, its pools). An
+// endpoint a reload removed leaves the metrics for good (its calls finish).
 import type { Logger } from 'pino';
 import type { CircuitBreakerConfig, HealthCheckConfig, RouteConfig } from '../config/types.js';
 import { RETRY_INFO_TYPE } from '../core/limits.js';
@@ -68,8 +69,20 @@ export class Endpoint {
     readonly routeName: string,
     readonly name: string,
     readonly url: string,
-    private readonly observer: EndpointObserver | undefined,
+    private observer: EndpointObserver | undefined,
   ) {}
+
+  /** Tells the metrics the endpoint's status (and that it was just ejected). */
+  tell(ejected = false): void {
+    if (ejected) this.observer?.ejected(this.routeName, this.name);
+    this.observer?.status(this.routeName, this.name, this.status);
+  }
+
+  /** A reload removed (or renamed) it: its series go, and nothing more of it (calls ending, late checks) comes. */
+  remove(): void {
+    this.observer?.removed(this.routeName, this.name);
+    this.observer = undefined;
+  }
 
   get ejected(): boolean {
     return this.ejectedUntil > Date.now();
@@ -88,7 +101,7 @@ export class Endpoint {
     this.healthy = true;
     this.checkFails = 0;
     this.checkPasses = 0;
-    this.observer?.status(this.routeName, this.name, this.status);
+    this.tell();
   }
 
   /**
@@ -184,7 +197,7 @@ export class Endpoints {
     let e = this.byKey.get(key);
     if (!e || e.name !== name) {
       // a renamed endpoint's series go with its old name
-      if (e) this.observer?.removed(route, e.name);
+      e?.remove();
       e = new Endpoint(route, name, url, this.observer);
       this.byKey.set(key, e);
       this.observer?.status(route, name, 'healthy');
@@ -214,7 +227,7 @@ export class Endpoints {
     for (const [key, e] of this.byKey) {
       if (keep.has(key)) continue;
       this.byKey.delete(key);
-      this.observer?.removed(e.routeName, e.name);
+      e.remove();
     }
   }
 
@@ -254,13 +267,12 @@ export class Endpoints {
     const ms = Math.min(od.baseEjectionMs * e.ejections, od.maxEjectionMs);
     e.ejectedUntil = Date.now() + ms;
     e.failures = 0;
-    this.observer?.ejected(e.routeName, e.name);
-    this.observer?.status(e.routeName, e.name, e.status);
+    e.tell(true);
     this.log.warn(
       { route: e.routeName, endpoint: e.name, ejectedForMs: ms, err: why },
       'endpoint ejected after failures in a row (upstream.outlierDetection)',
     );
-    const back = setTimeout(() => this.observer?.status(e.routeName, e.name, e.status), ms + 1);
+    const back = setTimeout(() => e.tell(), ms + 1);
     back.unref();
   }
 
@@ -286,6 +298,6 @@ export class Endpoints {
         this.log.warn({ route: e.routeName, endpoint: e.name, err: why }, 'endpoint failed its health checks');
       }
     }
-    this.observer?.status(e.routeName, e.name, e.status);
+    e.tell();
   }
 }

@@ -6,7 +6,10 @@
 // endpoints by grpc.health.v1.Health/Check (SERVING, or UNIMPLEMENTED from an
 // agent without the health service, means up; NOT_SERVING, an error or no
 // answer in `timeoutMs` means down). The verdicts go to the Endpoints
-// directory, which applies the thresholds.
+// directory, which applies the thresholds. Each configuration (start, every
+// reload) gets its own checks: new probe clients, so TLS files renewed at the
+// same paths are read again, and a verdict of earlier checks that comes in
+// late is dropped (their configuration may have turned checks off).
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Agent } from '../util/undici.js';
@@ -26,51 +29,78 @@ const probeUrl = (route: RouteConfig): string => wellKnownCardUrl(route.upstream
 const grpcAddressOf = (m: Member): string => grpcAddress(m.route.upstream.url);
 const grpcKey = (m: Member): string => `${grpcAddressOf(m)} ${tlsKey(m.route.upstream.tls)}`;
 
+/** The checks of one configuration: their timers and their probes' clients (made on first use). */
+class Checks {
+  readonly timers: NodeJS.Timeout[] = [];
+  readonly channels = new Map<string, grpc.Client>();
+  readonly agents = new Map<string, Agent>();
+  /** Replaced by a reload's checks, or the gateway is closing: this one's verdicts no longer count. */
+  closed = false;
+
+  close(): void {
+    this.closed = true;
+    for (const t of this.timers) clearInterval(t);
+    // (a probe under way may end early with its client: its verdict no longer counts anyway)
+    for (const c of this.channels.values()) c.close();
+    for (const a of this.agents.values()) void a.close();
+    this.channels.clear();
+    this.agents.clear();
+  }
+}
+
 export class HealthChecker {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly channels = new Map<string, grpc.Client>();
-  private readonly agents = new Map<string, Agent>();
+  private checks = new Checks();
 
   constructor(
     private readonly endpoints: Endpoints,
     private readonly log: Logger,
   ) {}
 
-  /** Checks the routes in force (after start and after each reload): one timer per route with checks. */
+  /**
+   * Checks the routes in force (after start and after each reload): one timer per route with checks. The previous
+   * configuration's checks end here, their clients with them, so the next probe reads the TLS files again.
+   */
   watch(routes: readonly RouteConfig[]): void {
     this.stop();
-    this.prune(routes);
+    const checks = new Checks();
+    this.checks = checks;
     for (const route of routes) {
       const hc = route.upstream.healthCheck;
       if (!hc) continue;
       const set = this.endpoints.of(route);
-      const round = (): void => void this.round(set);
+      const round = (): void => void this.round(set, checks);
       round();
       const timer = setInterval(round, hc.intervalMs);
       timer.unref();
-      this.timers.set(route.name, timer);
+      checks.timers.push(timer);
     }
   }
 
-  /** Probes every endpoint of the set once (the tests and the first round at start use this). */
-  async round(set: EndpointSet): Promise<void> {
+  /** Probes every endpoint of the set once; a verdict is applied only while `checks` are the ones in force. */
+  private async round(set: EndpointSet, checks: Checks): Promise<void> {
     const hc = set.route.upstream.healthCheck;
     if (!hc) return;
     await Promise.all(
       set.members.map(async (m) => {
-        const why = await this.probe(m, hc.timeoutMs).catch((e: unknown) => (e as Error).message);
-        this.endpoints.checked(m, hc, why === undefined, why);
+        const why = await this.probe(m, hc.timeoutMs, checks).catch((e: unknown) => (e as Error).message);
+        if (!checks.closed) return this.endpoints.checked(m, hc, why === undefined, why);
+        this.log.debug(
+          { route: set.route.name, endpoint: m.endpoint.name },
+          'a health check outlived its checks (a reload or a stop); its verdict is not applied',
+        );
       }),
     );
   }
 
   /** undefined when the endpoint is up, else why not. */
-  private probe(m: Member, timeoutMs: number): Promise<string | undefined> {
-    return m.route.upstream.binding === 'GRPC' ? this.probeGrpc(m, timeoutMs) : this.probeHttp(m, timeoutMs);
+  private probe(m: Member, timeoutMs: number, checks: Checks): Promise<string | undefined> {
+    return m.route.upstream.binding === 'GRPC'
+      ? this.probeGrpc(m, timeoutMs, checks)
+      : this.probeHttp(m, timeoutMs, checks);
   }
 
-  private async probeHttp(m: Member, timeoutMs: number): Promise<string | undefined> {
-    const dispatcher = agentFor(this.agents, m.route.upstream.tls);
+  private async probeHttp(m: Member, timeoutMs: number, checks: Checks): Promise<string | undefined> {
+    const dispatcher = agentFor(checks.agents, m.route.upstream.tls);
     // the whole check within its timeout, connecting included (an endpoint that leaves a TLS handshake unanswered
     // fails its check at the timeout, not at undici's 10 s connect timeout)
     const res = await getWithin(
@@ -83,32 +113,15 @@ export class HealthChecker {
     return res.status < 500 ? undefined : `health check answered HTTP ${res.status}`;
   }
 
-  /** The probes' clients no route in force uses any more (a reload removed their endpoints) are closed. */
-  private prune(routes: readonly RouteConfig[]): void {
-    const members = routes.filter((r) => r.upstream.healthCheck).flatMap((r) => this.endpoints.of(r).members);
-    const channels = new Set(members.map(grpcKey));
-    const agents = new Set(members.map((m) => tlsKey(m.route.upstream.tls)));
-    for (const [k, c] of this.channels) {
-      if (channels.has(k)) continue;
-      c.close();
-      this.channels.delete(k);
-    }
-    for (const [k, a] of this.agents) {
-      if (agents.has(k)) continue;
-      void a.close();
-      this.agents.delete(k);
-    }
-  }
-
-  private probeGrpc(m: Member, timeoutMs: number): Promise<string | undefined> {
+  private probeGrpc(m: Member, timeoutMs: number, checks: Checks): Promise<string | undefined> {
     const tls = m.route.upstream.tls;
     const address = grpcAddressOf(m);
     const key = grpcKey(m);
-    let client = this.channels.get(key);
+    let client = checks.channels.get(key);
     if (!client) {
       const { credentials, options } = grpcChannel(tls);
       client = new grpc.Client(address, credentials, { ...options, 'grpc.use_local_subchannel_pool': 1 });
-      this.channels.set(key, client);
+      checks.channels.set(key, client);
     }
     return new Promise((resolve) => {
       client.makeUnaryRequest(
@@ -126,17 +139,13 @@ export class HealthChecker {
     });
   }
 
+  /** No checks from now on; a probe under way is not applied. */
   stop(): void {
-    for (const t of this.timers.values()) clearInterval(t);
-    this.timers.clear();
+    this.checks.close();
   }
 
   close(): void {
     this.stop();
-    for (const c of this.channels.values()) c.close();
-    this.channels.clear();
-    for (const a of this.agents.values()) void a.close();
-    this.agents.clear();
     this.log.debug('health checks stopped');
   }
 }

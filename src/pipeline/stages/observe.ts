@@ -16,7 +16,7 @@ import { A2AError, asA2AError, nameFromHttp } from '../../errors/a2a-error.js';
 import { GRPC_CODES } from '../../errors/catalogue.js';
 import type { Metrics } from '../../ops/metrics.js';
 import type { CallSpan, Tracing } from '../../ops/tracing.js';
-import type { AccessLine, AccessLog } from '../../ops/access-log.js';
+import { LINE_ROUTE, type AccessLine, type AccessLog } from '../../ops/access-log.js';
 import type { Answer, Call } from '../call.js';
 import { runEndHooks, type Handler } from '../stage.js';
 
@@ -107,6 +107,7 @@ function accessLine(
     bytesIn: call.request.size,
     traceId: traceIdOf(call.traceparent),
   };
+  if (call.route) line[LINE_ROUTE] = call.route;
   if (err) line.error = err.message;
   // what the caller is not told (an upstream's address, a socket error) is logged
   if (err?.internal !== undefined) line.errorDetail = err.internal;
