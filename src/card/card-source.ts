@@ -3,6 +3,7 @@
 // that holds what decides to trust a fetched card (so a reload that changes it
 // starts afresh), how long an answer stays fresh (Cache-Control, §8.6), and a
 // 0.3 card read as a 1.0 one (bridge §1–2).
+import { createHash } from 'node:crypto';
 import { cardFromV03, interfacesOfV03Card, isV03Card } from '../compat/v0_3/card.js';
 import type { RouteConfig, UpstreamTls } from '../config/types.js';
 import type { JsonObject } from '../proto/json.js';
@@ -57,18 +58,16 @@ function sourceInfo(route: RouteConfig): Source {
 }
 
 export const sourceOf = (route: RouteConfig): string => sourceInfo(route).source;
-export const keyOf = (route: RouteConfig): string => sourceInfo(route).key;
 
-/** A URL as logs and the console may show it: without a user:password part (undici sends none; it is still a secret). */
-export function withoutUserinfo(url: string): string {
-  if (!url.includes('@')) return url;
-  try {
-    const u = new URL(url);
-    if (!u.username && !u.password) return url;
-    u.username = '';
-    u.password = '';
-    return u.href;
-  } catch {
-    return url;
-  }
+/**
+ * The parts of a route's last good card's key in Redis (state.redis): its name and source, and when the card is
+ * fetched over TLS settings of the route's own, a digest of them — a card fetched over other TLS settings (a reload
+ * that changed them, a replica configured otherwise) is not this route's last good card.
+ */
+export function sharedCardKey(route: RouteConfig): string[] {
+  const tls = cardTls(route);
+  const parts = ['card', route.name, sourceOf(route)];
+  if (tls) parts.push(createHash('sha256').update(tlsKey(tls)).digest('base64url').slice(0, 16));
+  return parts;
 }
+export const keyOf = (route: RouteConfig): string => sourceInfo(route).key;

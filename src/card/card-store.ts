@@ -18,7 +18,8 @@ import { agentFor } from '../tls/upstream-tls.js';
 import { getWithin } from '../upstream/pulled-answer.js';
 import type { RouteConfig } from '../config/types.js';
 import type { JsonObject } from '../proto/json.js';
-import { asV1Card, cardTls, keyOf, maxAgeMs, sourceOf, withoutUserinfo } from './card-source.js';
+import { asV1Card, cardTls, keyOf, maxAgeMs, sharedCardKey, sourceOf } from './card-source.js';
+import { withoutUserinfo } from '../errors/addresses.js';
 import { cardSourceUrl } from './upstream-card.js';
 import { verifyCard } from './signing.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -96,7 +97,11 @@ export class CardStore {
     this.live = keep;
     for (const [key, e] of this.entries) {
       if (keep.has(key)) {
-        e.backoffMs = BACKOFF_MIN_MS; // a new configuration: a failure under way retries soon
+        // a new configuration: the reload's own fetch (start) goes now, with the new settings; a retry armed by the
+        // old ones would keep its backoff and its old RouteConfig
+        clearTimeout(e.retry);
+        e.retry = undefined;
+        e.backoffMs = BACKOFF_MIN_MS;
         continue;
       }
       clearTimeout(e.retry);
@@ -221,7 +226,7 @@ export class CardStore {
     const s = this.shared;
     if (!s?.ready || route.card.verifyJwksFile) return false;
     try {
-      const text = await s.client.get(s.key('card', route.name, e.source));
+      const text = await s.client.get(s.key(...sharedCardKey(route)));
       if (text === null) return false;
       e.card = JSON.parse(text) as JsonObject;
       e.changedAt = Date.now();
@@ -251,7 +256,7 @@ export class CardStore {
     const s = this.shared;
     if (s?.ready)
       s.client
-        .set(s.key('card', route.name, e.source), JSON.stringify(card), 'EX', SHARED_CARD_TTL_SECONDS)
+        .set(s.key(...sharedCardKey(route)), JSON.stringify(card), 'EX', SHARED_CARD_TTL_SECONDS)
         .catch(() => undefined);
     if (wasDown) this.log.info({ route: route.name }, 'agent card loaded');
   }

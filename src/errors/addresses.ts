@@ -2,7 +2,7 @@
 // socket error's or grpc-js's text ("connect ECONNREFUSED 10.0.3.7:9000",
 // "Name resolution failed for target dns:billing.internal:50051", a card URL)
 // is answered with its addresses replaced, and logged whole
-// (A2AError.internal).
+// (A2AError.internal). A URL's user:password part is never logged either.
 
 const HIDDEN = '<upstream>';
 
@@ -26,4 +26,18 @@ export function withoutAddresses(text: string): string {
         : HIDDEN,
     );
   return out;
+}
+
+/** A URL as logs and the console may show it: without a user:password part (undici sends none; it is still a secret). */
+export function withoutUserinfo(url: string): string {
+  if (!url.includes('@')) return url;
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '';
+    u.password = '';
+    return u.href;
+  } catch {
+    return url;
+  }
 }

@@ -68,7 +68,10 @@ export class HealthChecker {
       const hc = route.upstream.healthCheck;
       if (!hc) continue;
       const set = this.endpoints.of(route);
-      const round = (): void => void this.round(set, checks);
+      const round = (): void =>
+        void this.round(set, checks).catch((e: unknown) =>
+          this.log.error({ route: route.name, err: (e as Error).message }, 'a health check round failed'),
+        );
       round();
       const timer = setInterval(round, hc.intervalMs);
       timer.unref();
@@ -92,11 +95,15 @@ export class HealthChecker {
     );
   }
 
-  /** undefined when the endpoint is up, else why not. */
-  private probe(m: Member, timeoutMs: number, checks: Checks): Promise<string | undefined> {
+  /**
+   * undefined when the endpoint is up, else why not. Async, so that what throws while the probe's client is made
+   * (grpc-js reads the TLS files then: an unreadable or mismatched key after a half-done renewal) fails this check
+   * instead of escaping its round as an unhandled rejection, which ends the process.
+   */
+  private async probe(m: Member, timeoutMs: number, checks: Checks): Promise<string | undefined> {
     return m.route.upstream.binding === 'GRPC'
-      ? this.probeGrpc(m, timeoutMs, checks)
-      : this.probeHttp(m, timeoutMs, checks);
+      ? await this.probeGrpc(m, timeoutMs, checks)
+      : await this.probeHttp(m, timeoutMs, checks);
   }
 
   private async probeHttp(m: Member, timeoutMs: number, checks: Checks): Promise<string | undefined> {

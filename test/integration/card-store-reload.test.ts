@@ -21,6 +21,7 @@ import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { brokenHttp } from '../helpers/broken-upstreams.js';
 import { cardServer } from '../helpers/card-server.js';
 import { gatewayConfig } from '../helpers/harness.js';
+import { testRedisUrl, uniquePrefix } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
 
 const FIX = new URL('../fixtures/tls/', import.meta.url).pathname;
@@ -114,24 +115,45 @@ t.test('client-certificate files renewed at the same paths are read by the card 
   tt.ok(agent.cards >= 1, 'fetched with the certificate now at those paths');
 });
 
-t.test('a reload that changes upstream.tls keeps no card the new TLS settings did not fetch', async (tt) => {
-  const agent = await mtlsAgent();
-  const tls = (ca: string) => ({ ca: join(FIX, ca), cert: join(FIX, 'client.pem'), key: join(FIX, 'client-key.pem') });
-  const config = (ca: string) =>
-    gatewayConfig([{ name: 'mtls', upstream: { url: `${agent.url}/`, binding: 'JSONRPC', tls: tls(ca) } }]);
-  const gw = await startGateway(config('ca.pem'), silent);
-  tt.teardown(async () => {
-    await gw.close();
-    await agent.close();
-  });
-  await waitFor(async () => (await readyz(gw)).status === 200, 'ready with the right CA');
-  tt.equal((await servedCard(gw)).status, 200, 'the card is served');
+for (const shared of [false, true])
+  t.test(
+    `a reload that changes upstream.tls keeps no card the new TLS settings did not fetch${shared ? ' (nor Redis)' : ''}`,
+    async (tt) => {
+      const agent = await mtlsAgent();
+      const tls = (ca: string) => ({
+        ca: join(FIX, ca),
+        cert: join(FIX, 'client.pem'),
+        key: join(FIX, 'client-key.pem'),
+      });
+      // with state.redis the card is also kept as the route's last good card: not for other TLS settings either
+      const state = shared
+        ? {
+            state: {
+              redis: {
+                url: await testRedisUrl(tt),
+                keyPrefix: uniquePrefix('card-tls'),
+                rateLimitFailure: 'open' as const,
+                commandTimeoutMs: 1000,
+              },
+            },
+          }
+        : {};
+      const config = (ca: string) =>
+        gatewayConfig([{ name: 'mtls', upstream: { url: `${agent.url}/`, binding: 'JSONRPC', tls: tls(ca) } }], state);
+      const gw = await startGateway(config('ca.pem'), silent);
+      tt.teardown(async () => {
+        await gw.close();
+        await agent.close();
+      });
+      await waitFor(async () => (await readyz(gw)).status === 200, 'ready with the right CA');
+      tt.equal((await servedCard(gw)).status, 200, 'the card is served');
 
-  // a CA that did not sign the agent's certificate: the agent cannot be trusted, nor the card it served before
-  gw.reload(config('other-ca.pem'));
-  await waitFor(async () => (await servedCard(gw)).status === 503, 'the card to be refused under the new CA');
-  tt.equal((await readyz(gw)).status, 503, 'not ready');
-});
+      // a CA that did not sign the agent's certificate: the agent cannot be trusted, nor the card it served before
+      gw.reload(config('other-ca.pem'));
+      await waitFor(async () => (await servedCard(gw)).status === 503, 'the card to be refused under the new CA');
+      tt.equal((await readyz(gw)).status, 503, 'not ready');
+    },
+  );
 
 t.test('a reload that adds card.verifyJwksFile serves no card until one verifies', async (tt) => {
   const keys = await generateKeyPair('ES256', { extractable: true });

@@ -5,8 +5,10 @@
 // endpoint the reload removed does not bring its metric series back when its
 // last call ends; and the admin console does not file an old call's failure
 // against the URL a reload gave the route. Real gateways and agents on
-// 127.0.0.1, the TLS fixtures copied to a test directory.
-import { copyFileSync } from 'node:fs';
+// 127.0.0.1, the TLS fixtures copied to a test directory. A client key that
+// cannot be read (a renewal caught half-way) fails the gRPC checks, not the
+// process.
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
@@ -265,4 +267,44 @@ t.test("the console does not file an old call's failure against the route's new 
     { url: agent.jsonRpcUrl, health: 'healthy', reason: /last call answered/ },
     'the new URL is judged by its own calls',
   );
+});
+
+t.test('a client key that cannot be read fails the gRPC health checks, never the gateway', async (tt) => {
+  const dir = tt.testdir();
+  const cert = join(dir, 'client.pem');
+  const key = join(dir, 'client-key.pem');
+  copyFileSync(join(FIX, 'client.pem'), cert);
+  copyFileSync(join(FIX, 'client-key.pem'), key);
+  // two gRPC endpoints with checks (nothing listens: the checks fail either way; what matters is how)
+  const cfg = () =>
+    config([
+      {
+        name: 'g',
+        upstream: {
+          binding: 'GRPC',
+          endpoints: [
+            { url: '127.0.0.1:9', name: 'a' },
+            { url: '127.0.0.1:7', name: 'b' },
+          ],
+          tls: { ca: join(FIX, 'ca.pem'), cert, key },
+          healthCheck: { intervalMs: 500, timeoutMs: 200, unhealthyThreshold: 1 },
+        },
+      },
+    ]);
+  const gw = await startGateway(cfg(), silent);
+  tt.teardown(() => gw.close());
+  // a renewal caught half-way: the key file is not a key any more, and the gateway reloads
+  writeFileSync(key, 'not a key\n');
+  gw.reload(cfg());
+  const reason = await waitFor(
+    () =>
+      gw
+        .endpointStates()[0]
+        ?.endpoints.find((e) => e.name === 'a' && /key|PEM|DECODER|unsupported/i.test(e.reason ?? ''))?.reason,
+    'a check failed on the key',
+  );
+  tt.ok(reason, `the check failed with the key's error (${String(reason)})`);
+  const res = await request(`${gw.httpUrl}/.well-known/agent-card.json`);
+  await res.body.dump();
+  tt.ok(res.statusCode > 0, 'and the gateway still answers');
 });

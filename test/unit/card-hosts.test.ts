@@ -102,3 +102,25 @@ t.test("a card fetch that fails never logs the password of a URL's user:password
   t.match(said, /answered HTTP 500/, 'the failure is logged and reported');
   t.notMatch(said, /Pw-s3cret-9x/, 'without the password');
 });
+
+t.test('a card fetch that times out never logs the password either', async (t) => {
+  const server = createServer(() => undefined); // never answers
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => {
+    server.closeAllConnections();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+  const port = (server.address() as { port: number }).port;
+  const lines: string[] = [];
+  const store = new CardStore(pino({ level: 'debug' }, { write: (l: string) => lines.push(l) }));
+  t.teardown(() => store.close());
+  const route = routeFromRaw({
+    name: 'q',
+    timeoutMs: 200,
+    upstream: { url: `http://agentuser:Pw-s3cret-9x@127.0.0.1:${port}/a2a`, binding: 'auto' },
+  });
+  await store.start([route]).catch(() => undefined);
+  const said = lines.join('\n') + JSON.stringify(store.status(route));
+  t.match(said, /did not answer within 200 ms/, 'the timeout is logged and reported');
+  t.notMatch(said, /Pw-s3cret-9x/, 'without the password');
+});
