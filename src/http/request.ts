@@ -53,6 +53,8 @@ export interface HttpCall {
   /** Path below the matched route prefix. */
   path: string;
   query: URLSearchParams;
+  /** The query string as it came (no "?"): a pass-through forwards it so. */
+  rawQuery: string;
   header: HeaderGetter;
   body: Buffer | undefined;
   requestId: string;

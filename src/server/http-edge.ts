@@ -36,17 +36,17 @@ export function tlsSocketOf(req: EdgeRequest): unknown {
 }
 
 /**
- * The path in its canonical form (routing/canonical.ts) and the query, read as RFC 3986 says (§11.5): a "+" is
- * itself, not a space as in HTML forms (URLSearchParams' rule), so a base64 page token or a "+01:00" offset sent
- * as it is keeps its "+"; a space comes as %20. Service parameter names are matched case-insensitively.
+ * The path in its canonical form (routing/canonical.ts), the query as HTML forms and the official SDK clients write
+ * it (URLSearchParams: their "+" is a space; a "+" of a value comes as %2B), and the query string as it came (what a
+ * pass-through forwards). Service parameter names are matched case-insensitively.
  */
-export function splitUrl(url: string): { path: string; query: URLSearchParams } {
+export function splitUrl(url: string): { path: string; query: URLSearchParams; rawQuery: string } {
   const q = url.indexOf('?');
-  if (q < 0) return { path: canonicalPath(url), query: new URLSearchParams() };
-  const raw = url.slice(q + 1);
-  const query = new URLSearchParams(raw.includes('+') ? raw.replaceAll('+', '%2B') : raw);
-  if (/a2a-/i.test(raw)) serviceParameterNames(query);
-  return { path: canonicalPath(url.slice(0, q)), query };
+  if (q < 0) return { path: canonicalPath(url), query: new URLSearchParams(), rawQuery: '' };
+  const rawQuery = url.slice(q + 1);
+  const query = new URLSearchParams(rawQuery);
+  if (/a2a-/i.test(rawQuery)) serviceParameterNames(query);
+  return { path: canonicalPath(url.slice(0, q)), query, rawQuery };
 }
 
 const SERVICE_PARAMETERS = ['A2A-Version', 'A2A-Extensions'];

@@ -105,7 +105,7 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
     res.setHeader('x-request-id', requestId);
     const method = req.method ?? 'GET';
     const url = originForm(req);
-    const { path, query } = splitUrl(url);
+    const { path, query, rawQuery } = splitUrl(url);
     const host = hostOf(req);
     const refuse = (err: A2AError, below?: string): void =>
       send(res, rejected(req, requestId, path, err, early(req, path, query, err, below)));
@@ -182,7 +182,7 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
       if (!res.writableEnded) signal.abort();
     });
     const wire: Wire = { path, status: 0, bytesOut: 0 };
-    const call: HttpCall = { method, path: below, query, header, body, requestId, signal, view, wire };
+    const call: HttpCall = { method, path: below, query, rawQuery, header, body, requestId, signal, view, wire };
     const answer = isJsonRpcPath(method, below)
       ? await jsonrpc.handle(call, group, generation)
       : await rest.handle(call, group, generation);

@@ -4,9 +4,9 @@
 //   wrote);
 // - §3.3.2: a `status` filter naming no TaskState is InvalidParams naming `status` (it was dropped, so the caller
 //   got every task unfiltered);
-// - §11.5: query values are read as RFC 3986 says, "+" as itself (a base64 page token keeps it), and sent to a REST
-//   agent percent-encoded (translated or passed through), so the agent reads the same value whether it decodes "+"
-//   as a space or not.
+// - §11.5: queries are read as the official SDK clients write them ("+" a space, %2B a "+"), sent to a REST agent
+//   percent-encoded (a space as %20, "+" as %2B: read alike whether the agent decodes "+" as a space or not), and
+//   passed through as they came.
 import { createServer, type IncomingMessage } from 'node:http';
 import { pino } from 'pino';
 import t from 'tap';
@@ -39,6 +39,13 @@ const gw = await startGateway(
       match: { pathPrefix: '/raw-pt' },
       upstream: { url: `http://127.0.0.1:${rawPort}`, binding: 'HTTP+JSON' },
       passThrough: true,
+    },
+    {
+      name: 'raw-pt-key',
+      match: { pathPrefix: '/raw-pt-key' },
+      upstream: { url: `http://127.0.0.1:${rawPort}`, binding: 'HTTP+JSON' },
+      passThrough: true,
+      auth: { apiKey: { in: 'query', name: 'api_key', keys: [{ id: 'k', key: 'query-key-0123456789' }] } },
     },
   ]),
   pino({ level: 'silent' }),
@@ -91,17 +98,26 @@ t.test('a status filter naming no TaskState is InvalidParams naming status', asy
   tt.equal(seen.length, seenBefore, 'the refused filter never reached the agent');
 });
 
-t.test('"+" in a query value is itself, and reaches a REST agent percent-encoded', async (tt) => {
-  seen.length = 0;
-  const r = await rest('/raw/tasks?pageToken=MjAy+Lw==&contextId=a%20b');
-  tt.equal(r.status, 200);
-  const url = new URL(seen[0] ?? '/', 'http://x');
-  tt.match(seen[0] ?? '', /pageToken=MjAy%2BLw%3D%3D/, 'the token went out with its "+" as %2B');
-  tt.match(seen[0] ?? '', /contextId=a%20b/, 'a space went out as %20 (no "+" an RFC 3986 agent would keep)');
-  tt.equal(url.searchParams.get('pageToken'), 'MjAy+Lw==', 'read back as the caller sent it');
-  seen.length = 0;
-  const relayed = await rest('/raw-pt/tasks?pageToken=MjAy+Lw==&contextId=a%20b');
-  tt.equal(relayed.status, 200, 'passed through');
-  tt.match(seen[0] ?? '', /pageToken=MjAy%2BLw%3D%3D/, 'the pass-through sends the "+" as %2B');
-  tt.match(seen[0] ?? '', /contextId=a%20b/, 'and a space as %20, not as a "+"');
-});
+t.test(
+  'queries as the SDK clients write them, sent to REST agents percent-encoded, passed through as they came',
+  async (tt) => {
+    // the official clients (URLSearchParams, Go's url.Values) write a space as "+" and a "+" as %2B
+    const toTasks = (): string[] => seen.filter((l) => l.startsWith('/tasks'));
+    seen.length = 0;
+    const r = await rest('/raw/tasks?pageToken=MjAy%2BLw%3D%3D&contextId=a+b');
+    tt.equal(r.status, 200);
+    const sent = toTasks()[0] ?? '';
+    tt.match(sent, /pageToken=MjAy%2BLw%3D%3D/, 'a "+" of the value went out as %2B');
+    tt.match(sent, /contextId=a%20b/, 'a space went out as %20: read alike by agents that take "+" as a space and not');
+    tt.equal(new URL(sent, 'http://x').searchParams.get('contextId'), 'a b', 'read back as the caller meant it');
+    seen.length = 0;
+    const query = 'pageToken=MjAy%2BLw%3D%3D&contextId=a+b&a2a-version=1.0&x=%7e';
+    const relayed = await rest(`/raw-pt/tasks?${query}`);
+    tt.equal(relayed.status, 200, 'passed through');
+    tt.equal(toTasks()[0], `/tasks?${query}`, 'the query as it came, byte for byte');
+    seen.length = 0;
+    const keyed = await rest('/raw-pt-key/tasks?contextId=a+b&api_key=query-key-0123456789&x=%7e');
+    tt.equal(keyed.status, 200, 'passed through with its API key');
+    tt.equal(toTasks()[0], '/tasks?contextId=a+b&x=%7e', 'without the key, the rest as it came');
+  },
+);

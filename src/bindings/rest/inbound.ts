@@ -18,7 +18,6 @@ import { speaksV03 } from '../../core/service-params.js';
 import { errorHeaders } from '../../http/error-headers.js';
 import { readJsonBody } from '../../http/json-body.js';
 import { mediaType, rejectedInfo, relayedAnswer, type HttpAnswer, type HttpCall } from '../../http/request.js';
-import { queryText } from '../../http/query-text.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, Call, RelayTarget } from '../../pipeline/call.js';
 import { v03Answer, v03Error, v03Operation } from './inbound-v0_3.js';
@@ -127,13 +126,21 @@ function namedTenants(http: HttpCall): unknown[] {
   return named;
 }
 
+/** A raw query string without the parameters named `name` (as URLSearchParams reads names); the others as they came. */
+function withoutParameter(raw: string, name: string): string {
+  return raw
+    .split('&')
+    .filter((part) => new URLSearchParams(part).keys().next().value !== name)
+    .join('&');
+}
+
 /** Pass-through: the call as it came (an A2A operation's path below the prefix) to the route's REST base. */
 function relayRest(http: HttpCall, target: RelayTarget): Promise<Answer> {
   const base = upstreamUrl(target).pathname.replace(/\/+$/, '');
-  const query = new URLSearchParams(http.query);
+  // the query as it came, but for the route's API key when the agent must not see it
   const apiKey = target.route.auth?.apiKey;
-  if (apiKey?.location === 'query' && target.route.upstream.credentials.mode !== 'forward') query.delete(apiKey.name);
-  const qs = queryText(query);
+  const strip = apiKey?.location === 'query' && target.route.upstream.credentials.mode !== 'forward';
+  const qs = strip && http.query.has(apiKey.name) ? withoutParameter(http.rawQuery, apiKey.name) : http.rawQuery;
   const passed: Record<string, string> = {};
   for (const h of ['content-type', 'accept']) {
     const v = http.header(h);
