@@ -183,8 +183,18 @@ t.test('REST body: a top-level tenant other than the routed one is refused as on
   for (const [what, body] of lax) {
     const translatedLax = restError(await call('/t/message:send', 'POST', body));
     tt.equal(translatedLax.http, 400, `${what}: the translated path refuses it`);
-    tt.same(restError(await call('/message:send', 'POST', body)), translatedLax, `${what}: refused alike`);
+    const got = restError(await call('/message:send', 'POST', body));
+    // (NaN is a scalar to the top-level reading: its tenant "secret" is what refuses it there)
+    if (what === 'NaN') tt.same([got.http, got.status], [400, 'INVALID_ARGUMENT'], `${what}: refused`);
+    else tt.same(got, translatedLax, `${what}: refused alike`);
   }
+  // Go's encoding/json (the official Go SDK's servers) matches keys whatever their case, the last one winning
+  for (const spelled of ['TENANT', 'Tenant', 'tEnAnT']) {
+    const body = `{"tenant":"","message":${JSON.stringify(message)},"${spelled}":"secret"}`;
+    tt.same(restError(await call('/message:send', 'POST', body)), translated, `the key spelled ${spelled}`);
+  }
+  const queried = restError(await call('/tasks?Tenant=secret', 'GET'));
+  tt.same([queried.http, queried.status], [400, 'INVALID_ARGUMENT'], 'a query key Tenant: refused too');
   tt.same(reached, [], 'nothing reached the agent');
   const same = JSON.stringify({ tenant: 'secret', message });
   tt.equal((await call('/secret/message:send', 'POST', same, withKey)).status, 200, 'the routed tenant: forwarded');
@@ -205,10 +215,20 @@ t.test('REST body: a top-level tenant other than the routed one is refused as on
 
 t.test('JSON-RPC: a params.tenant that is no string is InvalidParams, as on the translated path', async (tt) => {
   reached.length = 0;
+  // another case of `tenant`, or of `params`, is the same key to Go's encoding/json
+  const code = (r: Reply): unknown => (r.body.error as JsonObject | undefined)?.code;
+  tt.equal(code(await rpcCall('/rpc', { id: 'x', Tenant: 'secret' })), -32602, 'params.Tenant: InvalidParams');
+  const upper = await request(`${gw.httpUrl}/rpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'GetTask', PARAMS: { id: 'x', tenant: 'secret' } }),
+  });
+  const upperBody = (await upper.body.json()) as JsonObject;
+  tt.equal((upperBody.error as JsonObject | undefined)?.code, -32602, 'PARAMS.tenant: InvalidParams');
+  tt.same(reached, [], 'neither reached the agent');
   for (const tenant of [['secret'], { name: 'secret' }, 1, true]) {
     const translated = await rpcCall('/trpc', { id: 'x', tenant });
     const got = await rpcCall('/rpc', { id: 'x', tenant });
-    const code = (r: Reply): unknown => (r.body.error as JsonObject | undefined)?.code;
     tt.equal(code(translated), -32602, `translated, tenant ${JSON.stringify(tenant)}: -32602`);
     tt.equal(code(got), -32602, `pass-through, tenant ${JSON.stringify(tenant)}: -32602`);
     tt.equal(got.status, 200, 'in HTTP 200, as JSON-RPC answers');

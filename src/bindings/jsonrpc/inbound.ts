@@ -37,6 +37,7 @@ import {
   type SseFrame,
 } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
+import { caseFoldedValues } from '../../http/top-level-keys.js';
 import type { Answer, Call } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { writeJson, isObject, type Json, type JsonObject } from '../../proto/json.js';
@@ -231,7 +232,12 @@ export class JsonRpcInbound {
     }
     const named = strings.materialize(params?.tenant);
     const tenant = typeof named === 'string' && !v03 ? named : '';
-    const request = jsonRpcRequest(http, info, req.method, v03 !== undefined, params, strings, inBatch);
+    // what an agent's parser may take for params.tenant: either key in any case (Go's encoding/json ignores it)
+    const tenants = (): unknown[] =>
+      Object.keys(item)
+        .filter((k) => k.length === 6 && k.toLowerCase() === 'params')
+        .flatMap((k) => (isObject(item[k]) ? caseFoldedValues(item[k], 'tenant') : []));
+    const request = jsonRpcRequest(http, info, req.method, v03 !== undefined, params, strings, inBatch, tenants);
     const call: Call = {
       inbound: 'JSONRPC',
       requestId: http.requestId,

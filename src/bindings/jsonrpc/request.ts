@@ -3,7 +3,8 @@
 // request only when the decode stage asks (after authentication; a 0.3
 // method through the bridge), the body as it came to a pass-through route's
 // JSON-RPC endpoint (single requests only: a batch is answered per item), and
-// the `params.tenant` a 1.0 call names, as it came, which the decode stage
+// the tenants a 1.0 call names (`params.tenant`, in any case of either key,
+// as Go's encoding/json reads them), as they came, which the decode stage
 // holds a pass-through to (none, or the routed tenant; no string is InvalidParams).
 import { requestFromV03 } from '../../compat/v0_3/jsonrpc-dialect.js';
 import type { AnyRequest, MethodInfo } from '../../core/methods.js';
@@ -23,6 +24,8 @@ export function jsonRpcRequest(
   params: JsonObject | undefined,
   strings: LongStrings,
   inBatch: boolean,
+  /** The tenants the request names, in whatever case of `tenant` and `params` an agent's parser may read. */
+  named: () => unknown[],
 ): InboundRequest {
   const body = http.body;
   return {
@@ -37,7 +40,7 @@ export function jsonRpcRequest(
       }
     },
     // 0.3 has no tenant; a 1.0 call's is also the one it was routed by, unless it is no string
-    namedTenants: () => (v03 || params === undefined ? [] : [strings.materialize(params.tenant)]),
+    namedTenants: () => (v03 ? [] : named().map((t) => strings.materialize(t))),
     ...(inBatch
       ? {}
       : {

@@ -19,6 +19,7 @@ import { errorHeaders } from '../../http/error-headers.js';
 import { readJsonBody } from '../../http/json-body.js';
 import { mediaType, rejectedInfo, relayedAnswer, type HttpAnswer, type HttpCall } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
+import { caseFoldedValues, topLevelValues } from '../../http/top-level-keys.js';
 import type { Answer, Call, RelayTarget } from '../../pipeline/call.js';
 import { v03Answer, v03Error, v03Operation } from './inbound-v0_3.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
@@ -103,26 +104,26 @@ function requestJson(
   return { json: { ...json, ...params }, strings };
 }
 
-/**
- * A body that may name a tenant: one with `"tenant"`, a `\u00..` escape (`"\u0074enant"` is the same key), or a
- * NUL byte (UTF-16 or UTF-32 text, which some agents' parsers read as JSON). Any other is not parsed here.
- */
-function mayNameTenant(body: Buffer): boolean {
-  return body.includes('"tenant"') || body.includes('\\u00') || body.includes(0);
-}
+/** Whether a body topLevelValues cannot read may still name a tenant: the word in any case, an escape, a NUL byte. */
+const mayNameTenant = (body: Buffer): boolean => /tenant|\\u|\0/i.test(body.toString('latin1'));
 
 /**
  * The tenants a pass-through's query and JSON body name, as they came (the decode stage checks them against the
- * routed one). A body that may name one and is not JSON (as this gateway reads JSON: NaN, a BOM, UTF-16 are not)
- * is refused as a translated call's body is, since a laxer parser at the agent could still find a tenant in it.
+ * routed one): every `tenant` key in any case, as an agent's parser may read it (Go's encoding/json ignores case).
+ * The body is read by its top-level keys only (no parse of the rest). A body that is no JSON object by that reading
+ * and could still name one (the word in any case, an escape, UTF-16) is read by the translated path's parser, whose
+ * refusal is answered: a laxer parser at the agent could find a tenant in it.
  */
 function namedTenants(http: HttpCall): unknown[] {
-  const named: unknown[] = http.query.getAll('tenant');
+  const named: unknown[] = [];
+  for (const [k, v] of http.query) if (k.length === 6 && k.toLowerCase() === 'tenant') named.push(v);
   const body = http.body;
-  if (body === undefined || body.length === 0 || !mayNameTenant(body)) return named;
-  // long strings stay in the body unread (its bytes are not changed: the relay sends them as they are)
+  if (body === undefined || body.length === 0) return named;
+  const found = topLevelValues(body, 'tenant');
+  if (found) return named.concat(found);
+  if (!mayNameTenant(body)) return named;
   const { value, strings } = readJsonBody(body);
-  if (isObject(value) && 'tenant' in value) named.push(strings.materialize(value.tenant));
+  if (isObject(value)) for (const v of caseFoldedValues(value, 'tenant')) named.push(strings.materialize(v));
   return named;
 }
 
