@@ -39,11 +39,16 @@ export function secretsOf(env: Envelope | undefined, route: RouteConfig, view: R
     const v = presentedApiKey(view, key.location, key.name);
     if (v) out.push(v);
   }
-  // the route's own credential for the agent: an upstream may echo it back
-  const own = route.upstream.credentials;
-  if (own.mode === 'set') out.push(own.value, own.value.replace(/^\S+\s+/, ''));
+  out.push(...routeSecrets(route));
   if (env) credentialsIn(env.request.value, out);
   return [...new Set(out.filter((s) => s.length >= MIN_SECRET))].sort((a, b) => b.length - a.length);
+}
+
+/** The route's own credential for the agent (an upstream may echo it back), whole and without its scheme. */
+export function routeSecrets(route: RouteConfig): string[] {
+  const own = route.upstream.credentials;
+  if (own.mode !== 'set') return [];
+  return [own.value, own.value.replace(/^\S+\s+/, '')].filter((s) => s.length >= MIN_SECRET);
 }
 
 export function redactText(text: string, secrets: readonly string[]): string {
@@ -52,8 +57,12 @@ export function redactText(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/** The error with every secret replaced, in its message and its details. */
-export function redactError(err: A2AError, secrets: readonly string[]): A2AError {
+/**
+ * The error with every secret replaced, in its message and its details. A relayed gRPC status (pass-through) loses
+ * only `routeOwn` (the route's own credential, which the caller must never see): the caller's own values there are
+ * its to see, and masking them in binary metadata would corrupt what merely contains them.
+ */
+export function redactError(err: A2AError, secrets: readonly string[], routeOwn: readonly string[] = []): A2AError {
   if (secrets.length === 0) return err;
   const message = redactText(err.message, secrets);
   const details = JSON.stringify(err.details);
@@ -62,7 +71,7 @@ export function redactError(err: A2AError, secrets: readonly string[]): A2AError
     secrets.map((s) => JSON.stringify(s).slice(1, -1)),
   );
   const internal = err.internal === undefined ? undefined : redactText(err.internal, secrets);
-  const relayed = redactRelayed(err.relayed, secrets);
+  const relayed = redactRelayed(err.relayed, routeOwn);
   if (message === err.message && clean === details && internal === err.internal && relayed === err.relayed) return err;
   const redacted = new A2AError(err.errorName, message, JSON.parse(clean) as JsonObject[], { cause: err.cause });
   redacted.relayed = relayed;

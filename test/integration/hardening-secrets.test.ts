@@ -63,6 +63,7 @@ const grpcEchoing: Broken = await (async () => {
       const auth = String(call.metadata.get('authorization')[0] ?? '');
       echoed.set('x-echo', auth);
       echoed.set('x-echo-bin', Buffer.concat([Buffer.from([0x0a, auth.length]), Buffer.from(auth)]));
+      echoed.set('x-id-bin', Buffer.from('id-abcdef123-x')); // bytes that happen to hold a caller's cookie value
       cb({
         code: grpc.status.INTERNAL,
         details: `cannot serve with metadata ${JSON.stringify(call.metadata.getMap())}`,
@@ -161,6 +162,7 @@ t.test(
     tt.teardown(() => client.close());
     const md = new grpc.Metadata();
     md.set('a2a-version', '1.0');
+    md.set('cookie', 'pref=abcdef123');
     const err = await new Promise<grpc.ServiceError>((resolve) =>
       client.makeUnaryRequest(
         '/lf.a2a.v1.A2AService/GetTask',
@@ -180,6 +182,8 @@ t.test(
     const bin = err.metadata.get('x-echo-bin')[0] as Buffer;
     tt.equal(bin.length, 2 + `Bearer ${SECRET}`.length, 'a binary value keeps its length');
     tt.notOk(bin.includes(SECRET), 'and is masked');
+    const id = err.metadata.get('x-id-bin')[0] as Buffer;
+    tt.equal(id.toString(), 'id-abcdef123-x', "the caller's own values are its to see: nothing else is masked");
     tt.notOk(lines.join('\n').includes(SECRET), 'nor in the log');
   },
 );

@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { mapEvents } from '../../core/event-stream.js';
 import { newTraceparent, validTraceparent, traceIdOf } from '../../core/trace-context.js';
 import { namesTask } from '../../core/methods.js';
-import { redactError, secretsOf } from '../../core/secrets.js';
+import { redactError, routeSecrets, secretsOf } from '../../core/secrets.js';
 import { A2AError, asA2AError, nameFromHttp } from '../../errors/a2a-error.js';
 import { GRPC_CODES } from '../../errors/catalogue.js';
 import type { Metrics } from '../../ops/metrics.js';
@@ -131,7 +131,9 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
       return A2AError.of('CANCELLED', 'the caller went away');
     }
     const err = asA2AError(e);
-    return call.route ? redactError(err, secretsOf(call.envelope, call.route, call.view)) : err;
+    return call.route
+      ? redactError(err, secretsOf(call.envelope, call.route, call.view), routeSecrets(call.route))
+      : err;
   }
 
   function finish(call: Call, span: CallSpan | undefined, err: A2AError | undefined, events: number): void {
