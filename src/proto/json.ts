@@ -107,7 +107,7 @@ function refuseUnknownEnums(schema: DescMessage, json: JsonObject): void {
   for (const f of fields) {
     if (f.fieldKind !== 'enum') continue;
     const v = json[f.jsonName] ?? json[f.name];
-    if (typeof v === 'string' && !f.enum.values.some((e) => e.name === v)) {
+    if (typeof v === 'string' && v !== '' && !f.enum.values.some((e) => e.name === v)) {
       throw new ProtoJsonError([
         { field: f.jsonName, description: `unknown ${f.enum.name} value ${JSON.stringify(v)}` },
       ]);

@@ -93,6 +93,7 @@ t.test('a status filter naming no TaskState is InvalidParams naming status', asy
   tt.match(JSON.stringify(j.error?.data), /"field":"status"/, 'JSON-RPC: the violation names status');
   const ok = await rest('/sdk-rest/tasks?status=TASK_STATE_WORKING');
   tt.equal(ok.status, 200, 'a TaskState name still filters');
+  tt.equal((await rest('/sdk-rest/tasks?status=')).status, 200, 'an empty status= is no filter, as before');
   const seenBefore = seen.length;
   await rest('/raw/tasks?status=TASK_STATE_RUNNING');
   tt.equal(seen.length, seenBefore, 'the refused filter never reached the agent');
