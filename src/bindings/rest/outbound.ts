@@ -22,7 +22,7 @@ import { readAnswerJson, readEventJson } from '../../http/json-body.js';
 import { NO_LONG_STRINGS, type LongStrings } from '../../proto/json-in.js';
 import type { SseEvent } from '../../sse/reader.js';
 import type { UpstreamRegistry } from '../../upstream/registry.js';
-import { camel, patternVariables } from './paths.js';
+import { camel, pathSegment, patternVariables } from './paths.js';
 import { A2A_JSON, readErrorBody } from './wire.js';
 import type { AbortLike } from '../../util/call-signal.js';
 
@@ -31,11 +31,6 @@ function chooseRule(info: MethodInfo, tenant: string): HttpRule {
   const rule = (info.streaming ? forms.find((r) => r.verb === 'POST') : undefined) ?? forms[0] ?? info.httpRules[0];
   if (!rule) throw A2AError.of('INTERNAL_ERROR', 'method has no HTTP rule');
   return rule;
-}
-
-/** A path variable's value as one segment: percent-encoded, and never a dot segment ("." or ".."). */
-function pathSegment(v: string): string {
-  return v === '.' || v === '..' ? v.replace(/\./g, '%2E') : encodeURIComponent(v);
 }
 
 /** §11.5: the fields left for the query, RFC 3986-encoded (http/query-text.ts). */
@@ -74,7 +69,7 @@ export const REST_V1: RestDialect = {
       const field = camel(v.name);
       bound.add(field);
       const value: Json | undefined = json[field];
-      path = path.replace(v.text, pathSegment(typeof value === 'string' ? value : ''));
+      path = path.replace(v.text, pathSegment(typeof value === 'string' ? value : '', field));
     }
     const inQuery = rule.verb === 'GET' || rule.verb === 'DELETE';
     return {

@@ -10,6 +10,7 @@ import { V03_METHODS, type V03MethodInfo } from '../../compat/v0_3/methods.js';
 import type { MethodName } from '../../core/methods.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import type { JsonObject } from '../../proto/json.js';
+import { pathSegment } from './paths.js';
 
 interface Compiled {
   info: V03MethodInfo;
@@ -83,8 +84,9 @@ export function v03RestRequest(
   }
 }
 
-/** The path of a call to a 0.3 upstream: ids percent-encoded, never a dot segment. */
+/** The path of a call to a 0.3 upstream: ids percent-encoded; one that is or holds a dot segment is InvalidParams. */
 export function v03RestPath(info: V03MethodInfo, taskId: string, configId: string): string {
-  const enc = (v: string): string => (v === '.' || v === '..' ? v.replace(/\./g, '%2E') : encodeURIComponent(v));
-  return info.rest.path.replace('{id}', enc(taskId)).replace('{configId}', enc(configId));
+  return info.rest.path
+    .replace('{id}', pathSegment(taskId, 'id'))
+    .replace('{configId}', pathSegment(configId, 'configId'));
 }

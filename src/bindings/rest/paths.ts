@@ -84,3 +84,18 @@ export function matchRestPath(verb: string, path: string): { match?: RestMatch; 
   }
   return { verbMismatch };
 }
+
+/** A "." or ".." between separators as readers of a path may see them ("/", "\\"; routing/canonical.ts refuses the same). */
+const DOT_SEGMENT = /(?:^|[/\\])\.{1,2}(?:[/\\]|$)/;
+
+/**
+ * A path variable's value as one segment, percent-encoded. A value that is or holds a dot segment ("..", "a/../b")
+ * is InvalidParams: encoded, it still climbs above the agent's base path for a WHATWG URL parser (which reads %2E%2E
+ * as "..") or a server that decodes "%2F" before resolving, and the gateway refuses such paths from callers too.
+ */
+export function pathSegment(v: string, field: string): string {
+  if (DOT_SEGMENT.test(v)) {
+    throw A2AError.invalidParams([{ field, description: 'a path segment may not be or hold "." or ".."' }]);
+  }
+  return encodeURIComponent(v);
+}
