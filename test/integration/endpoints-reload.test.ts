@@ -179,9 +179,9 @@ t.test('a check under way when a reload turns checks off leaves no verdict', asy
 
   // the next check of it under way, then the reload
   const seen = sockets.length;
-  const probe = await waitFor(() => sockets.slice(seen).find((s) => !closed.has(s)), 'a check under way');
+  await waitFor(() => sockets.slice(seen).find((s) => !closed.has(s)), 'a check under way');
+  // (found open in the turn of the reload: its socket cannot close before the reload runs)
   gw.reload(routes(false));
-  tt.notOk(closed.has(probe), 'the check was still under way at the reload');
   tt.equal(statusOf(gw, 'silent'), 'healthy', 'no checks: their verdict dropped');
   await waitFor(
     () => dropped() || statusOf(gw, 'silent') !== 'healthy',

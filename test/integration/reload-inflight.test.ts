@@ -14,7 +14,7 @@ import { countingRelay } from '../helpers/counting-relay.js';
 import { CALLERS, gatewayConfig, userMessage } from '../helpers/harness.js';
 import { eventually, waitFor } from '../helpers/wait.js';
 
-const agent = await startEchoAgent({ bindings: ['GRPC'] });
+const agent = await startEchoAgent({ bindings: ['GRPC', 'JSONRPC'] });
 const relay = await countingRelay(Number(agent.grpcAddress.split(':').pop()));
 t.teardown(async () => {
   await relay.close();
@@ -24,9 +24,9 @@ t.teardown(async () => {
 const reasonOf = (r: { details?: Array<Record<string, unknown>> }): unknown => r.details?.find((d) => d.reason)?.reason;
 
 t.test('a batch item started after a reload runs on the batch’s own generation', async (tt) => {
-  // one item at a time; the first is held by the agent until the route's timeout ends it
+  // one item at a time; the first is held by the agent until the test cancels its task, after the reload
   const config = () =>
-    gatewayConfig([{ name: 'rpc', upstream: { url: `127.0.0.1:${relay.port}`, binding: 'GRPC' }, timeoutMs: 1500 }], {
+    gatewayConfig([{ name: 'rpc', upstream: { url: `127.0.0.1:${relay.port}`, binding: 'GRPC' } }], {
       limits: { ...DEFAULT_LIMITS, batchConcurrency: 1 },
     });
   const gw = await startGateway(config(), pino({ level: 'silent' }));
@@ -40,8 +40,18 @@ t.test('a batch item started after a reload runs on the batch’s own generation
       { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'no-such-task' } },
     ]),
   });
-  await waitFor(() => agent.openCalls() >= 1, 'the first item at the agent');
+  const held = await waitFor(
+    () => (agent.published()[0] as { task?: { id?: string } } | undefined)?.task?.id,
+    'the first item held at the agent',
+  );
   gw.reload(config());
+  // released at the agent itself (its own JSON-RPC endpoint): the batch's second item starts after the reload
+  const cancel = await request(agent.jsonRpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'CancelTask', params: { id: held } }),
+  });
+  await cancel.body.dump();
   const res = await batch;
   const replies = (await res.body.json()) as Array<{ id: number; error?: { data?: Array<{ reason?: string }> } }>;
   const second = replies.find((r) => r.id === 2);
