@@ -2,9 +2,10 @@
 // files renewed at the same paths are read by the next card fetch; a reload
 // that adds card.verifyJwksFile or changes upstream.tls serves no card the new
 // settings did not accept; a route removed while its card fetch is in flight,
-// or asked for late by a call of the old configuration, is fetched no more.
+// or asked for late by a call of the old configuration, is fetched no more; a
+// card.file route reads its (edited) file again.
 // The agents are plain node servers that count the card requests they get.
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -22,7 +23,7 @@ import { brokenHttp } from '../helpers/broken-upstreams.js';
 import { cardServer } from '../helpers/card-server.js';
 import { gatewayConfig } from '../helpers/harness.js';
 import { testRedisUrl, uniquePrefix } from '../helpers/redis.js';
-import { waitFor } from '../helpers/wait.js';
+import { eventually, waitFor } from '../helpers/wait.js';
 
 const FIX = new URL('../fixtures/tls/', import.meta.url).pathname;
 const silent = pino({ level: 'silent' });
@@ -247,4 +248,18 @@ t.test('a late call for a route a reload removed does not bring its card back', 
   tt.equal(store.status(gone).ready, false, 'nor a ready route');
   tt.equal(store.peek(gone), undefined, 'nothing cached for it');
   tt.equal(agent.cards, 1, 'and nothing is fetched for it');
+});
+
+t.test('a card.file route reads its file again on reload (an edited card, then SIGHUP)', async (tt) => {
+  const dir = tt.testdir({ 'card.json': JSON.stringify({ ...agentCard('http://127.0.0.1:1/'), name: 'first' }) });
+  const file = join(dir, 'card.json');
+  const config = () =>
+    gatewayConfig([{ name: 'filed', upstream: { url: '127.0.0.1:9', binding: 'GRPC' }, card: { file } }]);
+  const gw = await startGateway(config(), silent);
+  tt.teardown(() => gw.close());
+  const name = async (): Promise<unknown> => (JSON.parse((await servedCard(gw)).body) as { name?: unknown }).name;
+  await waitFor(async () => (await name()) === 'first', 'the card from the file');
+  writeFileSync(file, JSON.stringify({ ...agentCard('http://127.0.0.1:1/'), name: 'second' }));
+  gw.reload(config());
+  tt.ok(await eventually(async () => (await name()) === 'second'), 'the edited card is served after the reload');
 });
