@@ -92,7 +92,7 @@ const isMetadata = (m: unknown): m is MetadataLike =>
   typeof m === 'object' && m !== null && typeof (m as MetadataLike).getMap === 'function';
 
 /** `bytes` with each secret's bytes masked by as many "*" (a binary value keeps its length, so its framing holds). */
-function maskBytes(bytes: Buffer, secrets: readonly string[]): Buffer {
+export function maskBytes(bytes: Buffer, secrets: readonly string[]): Buffer {
   let out = bytes;
   for (const s of secrets) {
     const b = Buffer.from(s);

@@ -10,11 +10,13 @@
 // answer over the route's maxResponseBytes is INVALID_AGENT_RESPONSE when its
 // length says so, else cut there. A streaming method goes over the origin's
 // stream pool. The route's timeout covers the wait for the answer's head,
-// connecting included (pulled-answer.ts). The call holds a unit of the
-// origin's budget until the body is done with. A transport failure is a
-// gateway error in the caller's binding.
+// connecting included (pulled-answer.ts). An answer gathered whole has the
+// route's own upstream credential masked, should the agent echo it. The call
+// holds a unit of the origin's budget until the body is done with. A
+// transport failure is a gateway error in the caller's binding.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { maskBytes, routeSecrets } from '../core/secrets.js';
 import type { Answer, RelayTarget } from '../pipeline/call.js';
 import { transportFailure } from './http-pool.js';
 import { requestPulled } from './pulled-answer.js';
@@ -81,10 +83,15 @@ export function forwardHttp(target: RelayTarget, req: HttpRelayRequest): Promise
       admit: () => upstreams.admit(url.origin, kind),
       failure: (e, timedOut, stage) => transportFailure(e, signal, timedOut, stage, timeoutMs),
     },
-  ).then((answer): Answer => ({
-    kind: 'relayHttp',
-    status: answer.status,
-    headers: passedBack(answer.headers),
-    body: answer.body,
-  }));
+  ).then((answer): Answer => {
+    // the route's own credential for the agent, echoed back in an answer gathered whole, is masked (same length: the
+    // Content-Length and a JSON text stay valid); a piped answer goes as it comes
+    const own = Buffer.isBuffer(answer.body) ? routeSecrets(target.route) : [];
+    return {
+      kind: 'relayHttp',
+      status: answer.status,
+      headers: passedBack(answer.headers),
+      body: own.length > 0 ? maskBytes(answer.body as Buffer, own) : answer.body,
+    };
+  });
 }

@@ -3,7 +3,8 @@
 // upstream that echoes the request headers into its error message (JSON-RPC,
 // REST, gRPC) gets it redacted before the error is answered or logged, on
 // every inbound binding; a pass-through's relayed gRPC status too (its message
-// and its trailing metadata, text and bytes).
+// and its trailing metadata, text and bytes), and an HTTP pass-through's answer
+// gathered whole (masked in place).
 import { Writable } from 'node:stream';
 import * as grpc from '@grpc/grpc-js';
 import t from 'tap';
@@ -31,14 +32,17 @@ const echoing = await brokenHttp((req, res) => {
         message: `cannot serve with headers ${headers}`,
         data: [{ '@type': 'type.googleapis.com/google.rpc.DebugInfo', detail: headers }],
       };
+      // (with its length, as JSON agents answer: a pass-through gathers such an answer whole)
+      const text = JSON.stringify({ jsonrpc: '2.0', id, error });
       return void res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ jsonrpc: '2.0', id, error }));
+        .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+        .end(text);
     }
-    res.writeHead(500, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({ error: { code: 500, status: 'INTERNAL', message: `cannot serve with headers ${headers}` } }),
-    );
+    const text = JSON.stringify({
+      error: { code: 500, status: 'INTERNAL', message: `cannot serve with headers ${headers}` },
+    });
+    res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
   });
 });
 // A gRPC agent whose errors quote its metadata.
@@ -110,6 +114,17 @@ const gw = await startGateway(
         },
       },
     ]),
+    // HTTP pass-throughs: the agent's answer is relayed as it came, but for the route's own credential
+    ...(['JSONRPC', 'HTTP+JSON'] as const).map((b) => ({
+      name: `passed-${slug(b)}`,
+      match: { pathPrefix: `/passed-${slug(b)}` },
+      upstream: {
+        url: url[b],
+        binding: b,
+        credentials: { header: 'Authorization', value: `Bearer ${SECRET}` },
+      },
+      passThrough: true,
+    })),
     // a pass-through (gRPC callers with no tenant reach the root route): the agent's status is relayed as it came
     {
       name: 'passed',
@@ -187,3 +202,19 @@ t.test(
     tt.notOk(lines.join('\n').includes(SECRET), 'nor in the log');
   },
 );
+
+t.test('an HTTP pass-through answer echoing the route credential has it masked, its length kept', async (tt) => {
+  for (const b of ['JSONRPC', 'HTTP+JSON'] as const) {
+    const r = await CALLERS[b](
+      gw,
+      'SendMessage',
+      { message: userMessage('x') },
+      { tenant: '', prefix: `/passed-${slug(b)}` },
+    );
+    const text = JSON.stringify(r.raw ?? {});
+    tt.match(text, /cannot serve with headers/, `${b}: the agent's answer, relayed`);
+    tt.notOk(text.includes(SECRET), `${b}: without the route's credential`);
+    tt.ok(text.includes('*'.repeat(SECRET.length)), `${b}: masked in place`);
+  }
+  tt.notOk(lines.join('\n').includes(SECRET), 'nor in the log');
+});
