@@ -21,6 +21,7 @@ import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { brokenHttp } from '../helpers/broken-upstreams.js';
 import { cardServer } from '../helpers/card-server.js';
+import { clientCertFiles } from '../helpers/client-cert-files.js';
 import { gatewayConfig } from '../helpers/harness.js';
 import { testRedisUrl, uniquePrefix } from '../helpers/redis.js';
 import { eventually, waitFor } from '../helpers/wait.js';
@@ -80,12 +81,8 @@ async function mtlsAgent() {
 
 t.test('client-certificate files renewed at the same paths are read by the card fetch after a reload', async (tt) => {
   const agent = await mtlsAgent();
-  const dir = tt.testdir();
-  const cert = join(dir, 'client.pem');
-  const key = join(dir, 'client-key.pem');
   // first a certificate of another CA, which the agent refuses
-  copyFileSync(join(FIX, 'rogue-client.pem'), cert);
-  copyFileSync(join(FIX, 'rogue-client-key.pem'), key);
+  const { cert, key } = clientCertFiles(tt.testdir(), 'rogue-client');
   const config = () =>
     gatewayConfig([
       {

@@ -22,6 +22,7 @@ import type { GatewayConfig } from '../../src/config/types.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { jsonRpcAgent } from '../helpers/broken-upstreams.js';
+import { clientCertFiles } from '../helpers/client-cert-files.js';
 import { callJsonRpc, gatewayConfig, userMessage } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -270,11 +271,7 @@ t.test("the console does not file an old call's failure against the route's new 
 });
 
 t.test('a client key that cannot be read fails the gRPC health checks, never the gateway', async (tt) => {
-  const dir = tt.testdir();
-  const cert = join(dir, 'client.pem');
-  const key = join(dir, 'client-key.pem');
-  copyFileSync(join(FIX, 'client.pem'), cert);
-  copyFileSync(join(FIX, 'client-key.pem'), key);
+  const { cert, key } = clientCertFiles(tt.testdir());
   // two gRPC endpoints with checks (nothing listens: the checks fail either way; what matters is how)
   const cfg = () =>
     config([

@@ -14,6 +14,7 @@ import type { ListenerTls } from '../../src/config/types.js';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
+import { clientCertFiles } from '../helpers/client-cert-files.js';
 import { countingRelay } from '../helpers/counting-relay.js';
 import { STREAM_CALLERS } from '../helpers/streams.js';
 
@@ -109,11 +110,7 @@ t.test('a client certificate renewed at the same path is used after a reload', a
     }),
     pino({ level: 'info' }, sink),
   );
-  const dir = tt.testdir();
-  const cert = join(dir, 'client.pem');
-  const key = join(dir, 'client-key.pem');
-  copyFileSync(join(FIX, 'client.pem'), cert);
-  copyFileSync(join(FIX, 'client-key.pem'), key);
+  const { cert, key } = clientCertFiles(tt.testdir());
   const backConfig = () =>
     gatewayConfig([
       {
