@@ -7,27 +7,12 @@
 import { readFile } from 'node:fs/promises';
 import canonicalize from 'canonicalize';
 import type { JSONWebKeySet, CryptoKey, KeyObject } from 'jose';
-import { getOption, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import type { DescMessage } from '@bufbuild/protobuf';
 import type { SigningKey } from '../config/types.js';
 import { AgentCardSchema } from '../gen/a2a_pb.js';
-import { FieldBehavior, field_behavior } from '../gen/google/api/field_behavior_pb.js';
-import { isObject, readJson, writeJson, type Json, type JsonObject } from '../proto/json.js';
+import { isObject, readJson, writeJson, type JsonObject } from '../proto/json.js';
+import { defaultJson, isRequired } from '../proto/required-json.js';
 import { loadJose } from '../util/jose.js';
-
-function isRequired(f: DescField): boolean {
-  return getOption(f, field_behavior).includes(FieldBehavior.REQUIRED);
-}
-
-/** A REQUIRED field's JSON at its default value. */
-function defaultJson(f: DescField): Json {
-  if (f.fieldKind === 'list') return [];
-  if (f.fieldKind === 'map' || f.fieldKind === 'message') return {};
-  if (f.fieldKind === 'enum') return f.enum.values.find((v) => v.number === 0)?.name ?? 0;
-  if (f.scalar === 8) return false; // BOOL
-  if (f.scalar === 9) return ''; // STRING
-  if (f.scalar === 12) return ''; // BYTES
-  return 0;
-}
 
 /** §8.4.1: REQUIRED fields present even at their default, at every level of the ProtoJSON `json`. */
 function keepRequired(schema: DescMessage, json: JsonObject): JsonObject {
