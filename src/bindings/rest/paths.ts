@@ -2,6 +2,7 @@
 // each rule's pattern ("/{tenant}/tasks/{id=*}:cancel") into a matcher that
 // yields the path variables, and lists a pattern's variables for building URLs.
 import { A2AError } from '../../errors/a2a-error.js';
+import { hasDotSegment } from '../../routing/canonical.js';
 import { METHODS, type MethodInfo, type HttpRule } from '../../core/methods.js';
 
 export interface PatternVariable {
@@ -85,17 +86,16 @@ export function matchRestPath(verb: string, path: string): { match?: RestMatch; 
   return { verbMismatch };
 }
 
-/** A "." or ".." between separators as readers of a path may see them ("/", "\\"; routing/canonical.ts refuses the same). */
-const DOT_SEGMENT = /(?:^|[/\\])\.{1,2}(?:[/\\]|$)/;
-
 /**
  * A path variable's value as one segment, percent-encoded. A value that is or holds a dot segment ("..", "a/../b")
  * is InvalidParams: encoded, it still climbs above the agent's base path for a WHATWG URL parser (which reads %2E%2E
- * as "..") or a server that decodes "%2F" before resolving, and the gateway refuses such paths from callers too.
+ * as "..") or a server that decodes "%2F" before resolving, and the edge refuses such paths from callers
+ * (routing/canonical.ts, whose check runs on the encoded value here).
  */
 export function pathSegment(v: string, field: string): string {
-  if (DOT_SEGMENT.test(v)) {
+  const encoded = encodeURIComponent(v);
+  if (hasDotSegment(encoded)) {
     throw A2AError.invalidParams([{ field, description: 'a path segment may not be or hold "." or ".."' }]);
   }
-  return encodeURIComponent(v);
+  return encoded;
 }
