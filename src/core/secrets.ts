@@ -44,11 +44,22 @@ export function secretsOf(env: Envelope | undefined, route: RouteConfig, view: R
   return [...new Set(out.filter((s) => s.length >= MIN_SECRET))].sort((a, b) => b.length - a.length);
 }
 
-/** The route's own credential for the agent (an upstream may echo it back), whole and without its scheme. */
-export function routeSecrets(route: RouteConfig): string[] {
+const NO_SECRETS: readonly string[] = [];
+const ownSecrets = new WeakMap<RouteConfig, readonly string[]>();
+
+/**
+ * The route's own credential for the agent (an upstream may echo it back), whole and without its scheme: once per
+ * route configuration, as a pass-through answer asks for it on every call.
+ */
+export function routeSecrets(route: RouteConfig): readonly string[] {
   const own = route.upstream.credentials;
-  if (own.mode !== 'set') return [];
-  return [own.value, own.value.replace(/^\S+\s+/, '')].filter((s) => s.length >= MIN_SECRET);
+  if (own.mode !== 'set') return NO_SECRETS;
+  let s = ownSecrets.get(route);
+  if (!s) {
+    s = [own.value, own.value.replace(/^\S+\s+/, '')].filter((v) => v.length >= MIN_SECRET);
+    ownSecrets.set(route, s);
+  }
+  return s;
 }
 
 export function redactText(text: string, secrets: readonly string[]): string {
