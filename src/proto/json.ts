@@ -59,13 +59,48 @@ export class ProtoJsonError extends Error {
  * The field a protobuf-es JSON error names: its JSON name for a field of the
  * top-level message ("historyLength"), else "Message.field" ("Part.raw").
  */
-function violationOf(schema: DescMessage, e: Error, where: string): FieldViolation {
+function violationOf(schema: DescMessage, json: JsonObject, e: Error, where: string): FieldViolation {
   const cause = e.cause as { field?: () => { kind: string; name: string; jsonName?: string; parent: DescMessage } };
-  const f = typeof cause?.field === 'function' ? cause.field() : undefined;
+  if (typeof cause?.field !== 'function') {
+    // a well-known type's error names its type only ("cannot decode message google.protobuf.Timestamp from JSON: …")
+    const wkt = failingWellKnown(schema, json);
+    if (!wkt) return { field: where, description: e.message.replace(/^cannot decode .*? from JSON: /, '') };
+    return {
+      field: wkt.parent === schema ? wkt.jsonName : `${wkt.parent.name}.${wkt.jsonName}`,
+      description: e.message,
+    };
+  }
+  const f = cause.field();
   const reason = cause instanceof Error ? cause.message : e.message.replace(/^cannot decode .*? from JSON: /, '');
-  if (!f) return { field: where, description: reason };
   const name = f.kind === 'field' ? (f.jsonName ?? f.name) : f.name;
   return { field: f.parent === schema ? name : `${f.parent.name}.${name}`, description: reason };
+}
+
+/**
+ * The field whose well-known-type value (Timestamp, Struct, Duration…) protobuf-es could not read: its errors name
+ * the type, not the field. Searched only once a read has failed.
+ */
+function failingWellKnown(schema: DescMessage, json: JsonObject): DescField | undefined {
+  for (const f of schema.fields) {
+    const v = json[f.jsonName] ?? json[f.name];
+    if (v === undefined || v === null) continue;
+    const sub = f.fieldKind === 'message' || f.fieldKind === 'list' || f.fieldKind === 'map' ? f.message : undefined;
+    if (!sub) continue;
+    const values = f.fieldKind === 'list' ? [v].flat() : f.fieldKind === 'map' && isObject(v) ? Object.values(v) : [v];
+    for (const item of values) {
+      if (sub.typeName.startsWith('google.protobuf.')) {
+        try {
+          fromJson(sub, item, { registry: anyRegistry });
+        } catch {
+          return f;
+        }
+      } else if (isObject(item)) {
+        const inner = failingWellKnown(sub, item);
+        if (inner) return inner;
+      }
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -84,7 +119,7 @@ export function readJson<Desc extends DescMessage>(
   try {
     message = fromJson(schema, json as JsonValue, { ignoreUnknownFields: true, registry: anyRegistry });
   } catch (e) {
-    throw new ProtoJsonError([violationOf(schema, e as Error, where)]);
+    throw new ProtoJsonError([violationOf(schema, json as JsonObject, e as Error, where)]);
   }
   if (where === '(request)') refuseUnknownEnums(schema, json as JsonObject);
   return message;

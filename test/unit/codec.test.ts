@@ -208,7 +208,37 @@ t.test('timestamps (§5.6.1)', async (tt) => {
   tt.equal(ts('2025-10-28T10:30:00.123456789Z'), '2025-10-28T10:30:00.123456789Z', 'nanoseconds');
   tt.equal(ts('2025-10-28T12:30:00+02:00'), '2025-10-28T10:30:00Z', 'offsets normalized to Z');
   const e = rejects(tt, () => readJson(ListTasksRequestSchema, { statusTimestampAfter: '28/10/2025' }), 'rejected');
-  tt.match(e.violations, [{ description: /RFC 3339/ }], 'as a bad RFC 3339 string');
+  tt.match(
+    e.violations,
+    [{ field: 'statusTimestampAfter', description: /RFC 3339/ }],
+    'as a bad RFC 3339 string, naming the field (protobuf-es names only the type)',
+  );
+});
+
+t.test('a bad well-known-type value is named by its field, at any depth', async (tt) => {
+  const message = { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] };
+  const cases: Array<[DescMessage, unknown, string]> = [
+    [SendMessageRequestSchema, { message, metadata: 'x' }, 'metadata'],
+    [SendMessageRequestSchema, { message: { ...message, metadata: 5 } }, 'Message.metadata'],
+    [
+      SendMessageRequestSchema,
+      { message: { ...message, parts: [{ text: 'x' }, { text: 'y', metadata: [1] }] } },
+      'Part.metadata',
+    ],
+    [
+      SendMessageRequestSchema,
+      {
+        message: { ...message, parts: [{ data: {} }] },
+        metadata: { ok: true },
+        configuration: { acceptedOutputModes: 5 },
+      },
+      'SendMessageConfiguration.acceptedOutputModes',
+    ],
+  ];
+  for (const [schema, json, field] of cases) {
+    const e = rejects(tt, () => readJson(schema, json), field);
+    tt.equal(e.violations[0]?.field, field, `${field} named`);
+  }
 });
 
 t.test('numbers', async (tt) => {
