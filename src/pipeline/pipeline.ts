@@ -108,8 +108,8 @@ export class Pipeline {
     this.stageNames = ['observe', 'route', ...this.stages.map((s) => s.name), 'send'];
     const routed: Handler = (call) => {
       selectRoute(call);
-      // the edge's CORS headers come from the routes that served the request (http/cors.ts)
-      (call.wire.routes ??= []).push(call.route!);
+      // the HTTP edge's CORS headers come from the routes that served the request (http/cors.ts); gRPC has none
+      if (call.inbound !== 'GRPC') (call.wire.routes ??= []).push(call.route!);
       checkLoop(call, this.hop);
       return this.chain(call.route!)(call);
     };
