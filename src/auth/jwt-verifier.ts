@@ -1,8 +1,9 @@
 // Bearer JWTs (RFC 6750, RFC 7519) verified with jose against the route's key
 // set — a JWKS URL (fetched and cached by jose, refetched for an unknown
 // `kid`) or a JWKS file (read when the route is loaded) — checking the
-// signature, `iss`, `aud`, `exp`/`nbf` with the configured clock skew, and
-// the allowed algorithms. The caller's identity is the token's `sub`; a token
+// signature, `iss`, `aud`, `exp`/`nbf` with the configured clock skew (a
+// token without `exp` refused unless requireExpiration is false), and the
+// allowed algorithms. The caller's identity is the token's `sub`; a token
 // without one is its client at its issuer, else that token alone (subjectOf).
 // The jose module is handed over by the authenticator, which loads it with the
 // first call of a route that takes JWTs (util/jose.ts).
@@ -51,6 +52,7 @@ export class JwtVerifier {
         ...(this.config.audience ? { audience: this.config.audience } : {}),
         ...(this.config.algorithms ? { algorithms: this.config.algorithms } : {}),
         clockTolerance: this.config.clockSkewSeconds,
+        ...(this.config.requireExpiration ? { requiredClaims: ['exp'] } : {}),
       });
       return { subject: subjectOf(payload, token), claims: payload };
     } catch (e) {
@@ -82,8 +84,10 @@ function subjectOf(payload: JWTPayload, token: string): string {
 
 function refusal(e: unknown, errors: JoseModule['errors']): TokenRefused {
   if (e instanceof errors.JWTExpired) return new TokenRefused('the token has expired');
-  if (e instanceof errors.JWTClaimValidationFailed)
+  if (e instanceof errors.JWTClaimValidationFailed) {
+    if (e.reason === 'missing') return new TokenRefused(`the token has no "${e.claim}" claim`);
     return new TokenRefused(`the token's "${e.claim}" claim is not accepted`);
+  }
   if (e instanceof errors.JWKSNoMatchingKey) return new TokenRefused('no key of the key set matches the token');
   if (e instanceof errors.JWSSignatureVerificationFailed)
     return new TokenRefused('the token signature does not verify');

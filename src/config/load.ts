@@ -135,6 +135,7 @@ function routeAuth(a: RawAuth | undefined, baseDir: string): RouteAuth | undefin
           issuer: a.jwt.issuer,
           audience: a.jwt.audience,
           clockSkewSeconds: a.jwt.clockSkewSeconds ?? 30,
+          requireExpiration: a.jwt.requireExpiration ?? true,
           algorithms: a.jwt.algorithms,
         }
       : undefined,

@@ -69,6 +69,7 @@ export interface RawAuth {
     issuer?: string;
     audience?: string;
     clockSkewSeconds?: number;
+    requireExpiration?: boolean;
     algorithms?: string[];
   };
   mtls?: boolean;

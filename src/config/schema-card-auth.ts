@@ -138,6 +138,12 @@ export const AUTH_SCHEMA = {
           default: 30,
           description: 'Tolerance for exp and nbf.',
         },
+        requireExpiration: {
+          type: 'boolean',
+          default: true,
+          description:
+            'Refuse tokens without an exp claim (RFC 7519 makes it optional); false accepts tokens that never expire.',
+        },
         algorithms: {
           type: 'array',
           minItems: 1,

@@ -44,6 +44,8 @@ export interface RouteAuth {
         issuer: string | undefined;
         audience: string | undefined;
         clockSkewSeconds: number;
+        /** A token without `exp` is refused (Envoy's require_expiration, on by default here). */
+        requireExpiration: boolean;
         algorithms: string[] | undefined;
       }
     | undefined;

@@ -48,7 +48,7 @@ async function token(
   opts: {
     sub?: string | null;
     claims?: Record<string, string>;
-    exp?: number;
+    exp?: number | null;
     iss?: string;
     aud?: string;
     key?: CryptoKey;
@@ -57,11 +57,11 @@ async function token(
   const now = Math.floor(Date.now() / 1000);
   const jwt = new SignJWT(opts.claims ?? {}).setProtectedHeader({ alg: 'ES256', kid: 'k1' });
   if (opts.sub !== null) jwt.setSubject(opts.sub ?? 'alice');
+  if (opts.exp !== null) jwt.setExpirationTime(opts.exp ?? now + 300);
   return jwt
     .setIssuer(opts.iss ?? ISSUER)
     .setAudience(opts.aud ?? AUDIENCE)
     .setIssuedAt(now - 60)
-    .setExpirationTime(opts.exp ?? now + 300)
     .sign(opts.key ?? privateKey);
 }
 
@@ -97,6 +97,7 @@ const gw = await startGateway(
       },
     }),
     route('remote', 'JSONRPC', { auth: { jwt: { jwksUrl, issuer: ISSUER, audience: AUDIENCE } } }),
+    route('noexp', 'HTTP+JSON', { auth: { jwt: { ...auth.jwt, requireExpiration: false } } }),
     route('qkey', 'JSONRPC', { auth: { apiKey: { in: 'query', name: 'api_key', keys: [{ id: 'q', key: API_KEY }] } } }),
     route('ckey', 'JSONRPC', {
       auth: { apiKey: { in: 'cookie', name: 'session', keys: [{ id: 'c', key: API_KEY }] } },
@@ -180,6 +181,7 @@ t.test('refused tokens and keys, with the reason (RFC 6750) and never the secret
   const now = Math.floor(Date.now() / 1000);
   const cases: Array<[string, Record<string, string>, RegExp]> = [
     ['expired', { authorization: `Bearer ${await token({ exp: now - 120 })}` }, /expired/],
+    ['never expires', { authorization: `Bearer ${await token({ exp: null })}` }, /no "exp" claim/],
     ['wrong audience', { authorization: `Bearer ${await token({ aud: 'someone-else' })}` }, /"aud" claim/],
     ['wrong issuer', { authorization: `Bearer ${await token({ iss: 'https://evil.test' })}` }, /"iss" claim/],
     ['other key', { authorization: `Bearer ${await token({ key: other.privateKey })}` }, /signature/],
@@ -198,6 +200,10 @@ t.test('refused tokens and keys, with the reason (RFC 6750) and never the secret
   }
   const skewed = await send('HTTP+JSON', 'auth-jsonrpc', { authorization: `Bearer ${await token({ exp: now - 10 })}` });
   tt.ok(skewed.ok, 'expired 10 s ago is within the 30 s clock skew');
+  const forever = { authorization: `Bearer ${await token({ exp: null })}` };
+  for (const inbound of BINDINGS) {
+    tt.ok((await send(inbound, 'noexp', forever)).ok, `${inbound}: requireExpiration: false accepts it`);
+  }
 });
 
 t.test('credentials forwarded or replaced upstream, as the route says', async (tt) => {

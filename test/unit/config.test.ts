@@ -97,6 +97,7 @@ t.test('a full config in its typed form', async (tt) => {
       issuer: 'https://issuer.example',
       audience: 'gw',
       clockSkewSeconds: 5,
+      requireExpiration: false,
       algorithms: ['ES256'],
     },
     mtls: true,

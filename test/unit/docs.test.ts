@@ -84,6 +84,7 @@ const LOADED: Record<string, (c: GatewayConfig, r: RouteConfig) => unknown> = {
   'routes[].rateLimit.perCaller': (_c, r) => r.rateLimit?.perCaller,
   'routes[].auth.apiKey.in': (_c, r) => r.auth?.apiKey?.location,
   'routes[].auth.jwt.clockSkewSeconds': (_c, r) => r.auth?.jwt?.clockSkewSeconds,
+  'routes[].auth.jwt.requireExpiration': (_c, r) => r.auth?.jwt?.requireExpiration,
   'routes[].auth.mtls': (_c, r) => r.auth?.mtls,
   'routes[].auth.advertise': (_c, r) => r.auth?.advertise,
   'admin.allowedHosts': (c) => c.admin?.allowedHosts,
