@@ -50,6 +50,7 @@ export function connectionError(e: unknown, conn: Pick<SessionState, 'error'>, r
     ? grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream TLS failure: ${text}`)
     : grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream connection dropped: ${text}`);
   err.unprocessed = refused;
+  if (code === 'ECONNREFUSED') err.status.refused = true;
   return err;
 }
 

@@ -20,6 +20,8 @@ export interface GrpcStatus {
   details: string;
   /** The trailers' custom metadata (read for a status other than OK only). */
   metadata?: grpc.Metadata;
+  /** Made here: the agent's connection was refused (never the text of an agent's own status). */
+  refused?: boolean;
 }
 
 /** A call that ended with a status other than OK (the agent's, or one made up here for the transport). */

@@ -121,6 +121,17 @@ const RAW: Record<string, (s: ServerHttp2Stream) => void> = {
       { endStream: true },
     ),
   'http-503': (s) => s.respond({ ':status': 503, 'content-type': 'text/plain' }, { endStream: true }),
+  // what a grpc-js agent answers when its own backend is down: the text names ECONNREFUSED, the call was taken
+  'unavailable-refused-text': (s) =>
+    s.respond(
+      {
+        ':status': 200,
+        'content-type': 'application/grpc',
+        'grpc-status': '14',
+        'grpc-message': 'No connection established. Last error: connect ECONNREFUSED 10.0.0.7:9000',
+      },
+      { endStream: true },
+    ),
   // RST_STREAM REFUSED_STREAM: the agent did not process the call (RFC 9113 §8.7)
   'refused-once': (s) => {
     if (refusals.once++ === 0) return void s.close(constants.NGHTTP2_REFUSED_STREAM);
@@ -270,6 +281,9 @@ t.test('a trailers-only error and a non-200 HTTP status', async (tt) => {
   tt.equal(denied.message, 'not yours ✋', 'grpc-message percent-decoded');
   const down = await failure(c.unary(envelope('GetTask', 'x', 'http-503'), live()));
   tt.equal(down.errorName, 'UPSTREAM_UNAVAILABLE', 'HTTP 503 → UNAVAILABLE');
+  const theirs = await failure(c.unary(envelope('GetTask', 'x', 'unavailable-refused-text'), live()));
+  tt.equal(theirs.errorName, 'UPSTREAM_UNAVAILABLE');
+  tt.equal(theirs.connectionRefused, false, "an agent's status naming ECONNREFUSED is no refused connection");
 });
 
 t.test('an answer while 11 MiB of another call wait to be sent on the session: read, not refused', async (tt) => {

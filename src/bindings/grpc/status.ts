@@ -22,7 +22,7 @@ export function toServiceError(err: A2AError): Partial<grpc.StatusObject> {
   return { code, details: err.message, metadata };
 }
 
-type StatusLike = { code?: number; details?: string; message?: string; metadata?: grpc.Metadata };
+type StatusLike = { code?: number; details?: string; message?: string; metadata?: grpc.Metadata; refused?: boolean };
 
 /** grpc-js's own status for a message over grpc.max_receive_message_length. */
 const TOO_LARGE = /Received message larger than max/;
@@ -43,8 +43,8 @@ export function transportStatus(e: StatusLike): A2AError | undefined {
     return A2AError.of('UPSTREAM_TIMEOUT', withoutAddresses(text), { internal: text });
   if (e.code !== GRPC_CODES.UNAVAILABLE) return undefined;
   const err = A2AError.of('UPSTREAM_UNAVAILABLE', withoutAddresses(text), { internal: text });
-  // grpc-js reports a refused connection only in the UNAVAILABLE status text
-  err.connectionRefused = /ECONNREFUSED/.test(text);
+  // only a refusal seen here: an agent's own status may name ECONNREFUSED (its backend's), and its call was taken
+  err.connectionRefused = e.refused === true;
   return err;
 }
 
