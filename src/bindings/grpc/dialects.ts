@@ -19,7 +19,7 @@ import { concatChunks, toBinaryChunks } from '../../proto/binary-chunks.js';
 import { ProtoJsonError } from '../../proto/json.js';
 import type { Msg } from '../../proto/large-bytes.js';
 import { A2A_SERVICE, peekTenant } from './service.js';
-import { toServiceError } from './status.js';
+import { statusMessage, toServiceError } from './status.js';
 
 export interface GrpcDialect {
   version: ProtocolVersion;
@@ -71,6 +71,8 @@ export const GRPC_DIALECTS: readonly GrpcDialect[] = [
     },
     encode: (rpc, _info, answer) => asBuffer(grpcResponseToV03(rpc, answer as AnyResponse)),
     error: (err) =>
-      err.relayed !== undefined ? toServiceError(err) : { code: grpcCodeToV03(err), details: v03Message(err) },
+      err.relayed !== undefined
+        ? toServiceError(err)
+        : { code: grpcCodeToV03(err), details: statusMessage(v03Message(err)) },
   },
 ];

@@ -13,13 +13,25 @@ import { statusFromBinary, statusToBinary, type JsonObject } from '../../proto/j
 
 const DETAILS_KEY = 'grpc-status-details-bin';
 
+/**
+ * A status message grpc-js can send: it percent-encodes the text with encodeURI, which throws on a lone UTF-16
+ * surrogate (valid in an agent's JSON, "\ud800") inside an event listener, where nothing catches it and the process
+ * ends. Lone surrogates become U+FFFD.
+ */
+export function statusMessage(text: string): string {
+  return text.replace(/\p{Cs}/gu, '\ufffd');
+}
+
 /** Core error → the object grpc-js sends as a call's error status (a relayed upstream status as it came). */
 export function toServiceError(err: A2AError): Partial<grpc.StatusObject> {
-  if (err.relayed !== undefined) return err.relayed as Partial<grpc.StatusObject>;
+  if (err.relayed !== undefined) {
+    const relayed = err.relayed as Partial<grpc.StatusObject>;
+    return relayed.details === undefined ? relayed : { ...relayed, details: statusMessage(relayed.details) };
+  }
   const code = GRPC_CODES[err.row.grpc] as number as grpc.status;
   const metadata = new grpc.Metadata();
   metadata.set(DETAILS_KEY, Buffer.from(statusToBinary(code, err.message, err.details)));
-  return { code, details: err.message, metadata };
+  return { code, details: statusMessage(err.message), metadata };
 }
 
 type StatusLike = { code?: number; details?: string; message?: string; metadata?: grpc.Metadata; refused?: boolean };
