@@ -80,12 +80,18 @@ export class A2AError extends Error {
   }
 }
 
-/** The catalogue name an ErrorInfo in these details names (any known domain). */
+/**
+ * The catalogue name an ErrorInfo in these details names: its reason in the domain the catalogue writes it with
+ * (§10.6: A2A errors in "a2a-protocol.org", the gateway's own in its domain). A reason of another domain is that
+ * service's own vocabulary ("RATE_LIMITED" at shop.example.com), read by its status code instead.
+ */
 export function nameFromDetails(details: JsonObject[]): ErrorName | undefined {
   for (const d of details) {
     if (d['@type'] !== ERROR_INFO_TYPE) continue;
     const reason = typeof d.reason === 'string' ? d.reason : '';
-    if ((ERROR_NAMES as string[]).includes(reason)) return reason as ErrorName;
+    if (!(ERROR_NAMES as string[]).includes(reason)) continue;
+    const domain = CATALOGUE[reason as ErrorName].domain;
+    if (domain !== null && d.domain === domain) return reason as ErrorName;
   }
   return undefined;
 }

@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { errorObject, readErrorObject } from '../../src/bindings/jsonrpc/wire.js';
 import { errorBody, readErrorBody } from '../../src/bindings/rest/wire.js';
+import * as grpc from '@grpc/grpc-js';
 import { fromServiceError, toServiceError } from '../../src/bindings/grpc/status.js';
+import { statusToBinary, type JsonObject } from '../../src/proto/json.js';
 import {
   A2AError,
   nameFromGrpc,
@@ -21,6 +23,13 @@ import {
   ROW_BY_GRPC,
   type ErrorName,
 } from '../../src/errors/catalogue.js';
+
+/** A gRPC status's trailers carrying these details in grpc-status-details-bin. */
+function statusMetadata(code: number, details: JsonObject[]): grpc.Metadata {
+  const m = new grpc.Metadata();
+  m.set('grpc-status-details-bin', Buffer.from(statusToBinary(code, '', details)));
+  return m;
+}
 
 t.test('spec §5.4 and §9.5 codes', async (tt) => {
   const spec: Array<[ErrorName, number, string, number]> = [
@@ -119,6 +128,28 @@ t.test('reading: reason first, then code; older v1.0.0 codes', async (tt) => {
   );
   const custom = readErrorObject({ code: -32099, message: 'custom' });
   tt.equal(custom?.errorName, 'INTERNAL_ERROR', 'an unknown JSON-RPC code is an internal error');
+});
+
+t.test("an ErrorInfo's reason counts in its own domain only (§10.6)", async (tt) => {
+  const theirs = [{ '@type': ERROR_INFO_TYPE, reason: 'RATE_LIMITED', domain: 'shop.example.com' }];
+  tt.equal(
+    fromServiceError({ code: 5, details: 'no such order', metadata: statusMetadata(5, theirs) }).errorName,
+    'TASK_NOT_FOUND',
+    "another service's RATE_LIMITED on NOT_FOUND is read by the code",
+  );
+  tt.equal(
+    readErrorObject({ code: -32001, message: 'x', data: theirs })?.errorName,
+    'TASK_NOT_FOUND',
+    'JSON-RPC: by the code',
+  );
+  const gateways = [{ '@type': ERROR_INFO_TYPE, reason: 'RATE_LIMITED', domain: 'a2a-gateway' }];
+  tt.equal(
+    fromServiceError({ code: 8, details: 'slow down', metadata: statusMetadata(8, gateways) }).errorName,
+    'RATE_LIMITED',
+    "a gateway's own reason in its domain (one gateway behind another)",
+  );
+  const a2a = [{ '@type': ERROR_INFO_TYPE, reason: 'TASK_NOT_CANCELABLE', domain: 'a2a-protocol.org' }];
+  tt.equal(readErrorObject({ code: -32603, message: 'x', data: a2a })?.errorName, 'TASK_NOT_CANCELABLE');
 });
 
 t.test('the error table of docs/errors.md lists every row', async (tt) => {
