@@ -16,7 +16,10 @@ const tenantFields = new Map<string, number>();
 /**
  * The request's `tenant` field read from its wire bytes (the last occurrence
  * wins, as a decoder reads it); "" when absent; undefined when the bytes are
- * not a protobuf message at all.
+ * not a protobuf message at all, or carry the tenant's field number with
+ * another wire type: decoders differ on that (protobuf-es reads it as a
+ * string all the same), so the route chosen here could name another tenant
+ * than the one a pass-through's agent reads.
  */
 export function peekTenant(info: MethodInfo, bytes: Uint8Array): string | undefined {
   let no = tenantFields.get(info.name);
@@ -29,8 +32,9 @@ export function peekTenant(info: MethodInfo, bytes: Uint8Array): string | undefi
     const reader = new BinaryReader(bytes);
     while (reader.pos < reader.len) {
       const [field, wire] = reader.tag();
-      if (field === no && wire === WireType.LengthDelimited) tenant = reader.string();
-      else reader.skip(wire, field);
+      if (field !== no) reader.skip(wire, field);
+      else if (wire === WireType.LengthDelimited) tenant = reader.string();
+      else return undefined;
     }
   } catch {
     return undefined;
