@@ -100,14 +100,35 @@ export function fromRstCode(code: number): number {
   return GRPC_CODES.INTERNAL;
 }
 
-/** Custom metadata of a header block (binary values are base64 on HTTP/2). */
+/** Headers of a trailers-only answer that are HTTP's or gRPC's own, not the call's metadata. */
+const NOT_METADATA = new Set([
+  'content-type',
+  'content-length',
+  'te',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-connection',
+]);
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Custom metadata of a header block (binary values are base64 on HTTP/2): what the agent set on its call, relayed
+ * to a pass-through's caller; gRPC's reserved grpc-* keys but the status details are left out, and a binary value
+ * that is no base64.
+ */
 function metadataOf(headers: IncomingHttpHeaders): grpc.Metadata {
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries(headers)) {
-    if (k.startsWith(':') || k === 'grpc-status' || k === 'grpc-message' || v === undefined) continue;
+    if (k.startsWith(':') || NOT_METADATA.has(k) || v === undefined) continue;
+    if (k.startsWith('grpc-') && k !== 'grpc-status-details-bin') continue;
+    const binary = k.endsWith('-bin');
     for (const one of Array.isArray(v) ? v : [v]) {
+      if (binary && !BASE64.test(one)) continue;
       try {
-        md.add(k, k.endsWith('-bin') ? Buffer.from(one, 'base64') : one);
+        md.add(k, binary ? Buffer.from(one, 'base64') : one);
       } catch {
         // a key grpc-js refuses carries nothing the gateway reads
       }

@@ -35,7 +35,7 @@ import {
   TaskSchema,
 } from '../../src/gen/a2a_pb.js';
 import { statusToBinary } from '../../src/proto/json.js';
-import { GrpcStatusError } from '../../src/upstream/grpc-messages.js';
+import { GrpcStatusError, statusOf } from '../../src/upstream/grpc-messages.js';
 import { GrpcSession } from '../../src/upstream/grpc-session.js';
 import { UpstreamRegistry, type ClientFactories } from '../../src/upstream/registry.js';
 import { refusedPort } from '../helpers/broken-upstreams.js';
@@ -284,6 +284,32 @@ t.test('a trailers-only error and a non-200 HTTP status', async (tt) => {
   const theirs = await failure(c.unary(envelope('GetTask', 'x', 'unavailable-refused-text'), live()));
   tt.equal(theirs.errorName, 'UPSTREAM_UNAVAILABLE');
   tt.equal(theirs.connectionRefused, false, "an agent's status naming ECONNREFUSED is no refused connection");
+});
+
+t.test("a trailers-only status's metadata: the agent's own keys, not HTTP's or gRPC's", async (tt) => {
+  const status = statusOf(
+    {
+      ':status': 200,
+      'content-type': 'application/grpc',
+      'content-length': '0',
+      date: 'Sat, 05 Dec 2026 03:00:00 GMT',
+      te: 'trailers',
+      'grpc-status': '7',
+      'grpc-message': 'no',
+      'grpc-encoding': 'identity',
+      'grpc-status-details-bin': Buffer.from(statusToBinary(7, 'no', [])).toString('base64'),
+      'x-agent-note': 'kept',
+      'trace-bin': 'AAEC',
+      'broken-bin': '%%%',
+    },
+    undefined,
+  );
+  tt.same(
+    Object.keys(status?.metadata?.getMap() ?? {}).sort(),
+    ['grpc-status-details-bin', 'trace-bin', 'x-agent-note'],
+    'custom keys and the status details only; a binary value that is no base64 left out',
+  );
+  tt.same(status?.metadata?.get('trace-bin'), [Buffer.from([0, 1, 2])]);
 });
 
 t.test('an answer while 11 MiB of another call wait to be sent on the session: read, not refused', async (tt) => {
