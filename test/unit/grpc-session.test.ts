@@ -289,7 +289,7 @@ t.test('a trailers-only error and a non-200 HTTP status', async (tt) => {
 t.test("a trailers-only status's metadata: the agent's own keys, not HTTP's or gRPC's", async (tt) => {
   const status = statusOf(
     {
-      ':status': 200,
+      ':status': '200',
       'content-type': 'application/grpc',
       'content-length': '0',
       date: 'Sat, 05 Dec 2026 03:00:00 GMT',
