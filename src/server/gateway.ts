@@ -295,6 +295,7 @@ export async function startGateway(
         // the streams' SHUTTING_DOWN errors are written before the connections go
         await Promise.race([pipeline.whenIdle(), new Promise((r) => setTimeout(r, 1000).unref())]);
       }
+      log.info({ activeCalls: pipeline.activeCalls }, 'drained: closing the listeners');
       await Promise.race([Promise.all([httpClosed, grpcClosed]), new Promise((r) => setTimeout(r, 1000).unref())]);
       await close();
     },

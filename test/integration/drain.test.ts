@@ -5,6 +5,7 @@
 // SHUTTING_DOWN. The upstream answers when the test releases it, so nothing
 // here waits on a clock.
 import { once } from 'node:events';
+import { Writable } from 'node:stream';
 import { connect } from 'node:net';
 import t from 'tap';
 import { pino } from 'pino';
@@ -147,3 +148,58 @@ t.test(
     tt.equal(error.error.data?.find((d) => d.reason)?.reason, 'SHUTTING_DOWN');
   },
 );
+
+t.test('pass-through streams end when the grace period ends, as translated ones do', async (tt) => {
+  const agent = await startEchoAgent({ bindings: ['JSONRPC', 'GRPC'] });
+  const lines: Array<{ msg?: string; route?: string; outcome?: string; activeCalls?: number }> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as (typeof lines)[0]);
+      cb();
+    },
+  });
+  const card = { url: `${agent.httpUrl}/.well-known/agent-card.json` };
+  const gw = await startGateway(
+    gatewayConfig([
+      {
+        name: 'pt-rpc',
+        match: { pathPrefix: '/rpc' },
+        upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' },
+        passThrough: true,
+      },
+      {
+        name: 'pt-grpc',
+        match: { tenant: 'g' },
+        upstream: { url: agent.urlFor('GRPC'), binding: 'GRPC', tenant: 'keep' },
+        card,
+        passThrough: true,
+      },
+    ]),
+    pino({ level: 'info' }, sink),
+  );
+  tt.teardown(async () => {
+    await gw.close();
+    await agent.close();
+  });
+  const opened: Array<Promise<void>> = [];
+  const open = (caller: 'JSONRPC' | 'GRPC', tenant: string, prefix: string) => {
+    let first!: () => void;
+    opened.push(new Promise<void>((r) => (first = r)));
+    const params = { message: userMessage('hold') };
+    return STREAM_CALLERS[caller](gw, 'SendStreamingMessage', params, { tenant, prefix, onEvent: () => first() });
+  };
+  // the JSON-RPC caller's SSE answer is cut where the agent's was (no event of the gateway's inside a relayed stream)
+  const rpc = open('JSONRPC', '', '/rpc').catch((e: unknown) => e);
+  const grpc = open('GRPC', 'g', '');
+  await Promise.all(opened);
+  await gw.drain(50);
+  const grpcResult = await grpc;
+  await rpc;
+  tt.equal(grpcResult.error?.code, 14, 'the gRPC caller: UNAVAILABLE, not a cancelled call');
+  tt.match(grpcResult.error?.message ?? '', /shutting down/);
+  const drained = lines.find((l) => l.msg === 'drained: closing the listeners');
+  tt.equal(drained?.activeCalls, 0, 'no call left open when the listeners close: both streams ended at the grace');
+  for (const route of ['pt-rpc', 'pt-grpc']) {
+    tt.equal(lines.find((l) => l.route === route && l.msg === 'call')?.outcome, 'SHUTTING_DOWN', `${route} logged`);
+  }
+});

@@ -5,9 +5,9 @@
 // A2A-Version) and goes through the generation's client for that binding. An
 // answer the agent should not give is INVALID_AGENT_RESPONSE (§3.3.2): an
 // empty answer where the method must return something, a stream without an event.
-// Streams end on the caller's signal, the drain, or the route's timeouts (the
-// first event within timeoutMs, then streamIdleTimeoutMs between events), a
-// relayed stream as a translated one.
+// Streams end on the caller's signal, the drain's end, or the route's
+// timeouts (the first event within timeoutMs, then streamIdleTimeoutMs
+// between events), a relayed stream as a translated one.
 import { setMaxListeners } from 'node:events';
 import { Readable } from 'node:stream';
 import { create, isFieldSet, type DescMessage } from '@bufbuild/protobuf';
@@ -23,7 +23,7 @@ import type { StreamResponse } from '../../gen/a2a_pb.js';
 import type { Metrics } from '../../ops/metrics.js';
 import { isRelay, type Answer, type Call } from '../call.js';
 import type { Handler } from '../stage.js';
-import { whenAborted } from '../../util/call-signal.js';
+import { CallSignal, whenAborted, type AbortLike } from '../../util/call-signal.js';
 
 /** The envelope as this interface gets it: tenant by the route's policy, the interface's version. */
 function forInterface(env: Envelope, route: RouteConfig, to: ResolvedUpstream): Envelope {
@@ -101,19 +101,44 @@ function firstEvent(call: Call, route: RouteConfig, to: ResolvedUpstream, waited
  * stream (a timeout, the caller leaving) ends the agent's: the gRPC relay's return() cancels its call, and a relayed
  * body is destroyed with the stream read from it (a pending read of it would otherwise wait for its next bytes).
  */
-function relayedStream(answer: Answer, route: RouteConfig, first: FirstEvent | undefined): Answer {
+function relayedStream(
+  answer: Answer,
+  route: RouteConfig,
+  first: FirstEvent | undefined,
+  release: () => void,
+): Answer {
   const idle = route.streamIdleTimeoutMs;
-  if (answer.kind === 'relayStream')
-    return { ...answer, messages: withIdleTimeout(answer.messages, idle, undefined, first) };
+  if (answer.kind === 'relayStream') {
+    const timed = withIdleTimeout(answer.messages, idle, undefined, first);
+    return { ...answer, messages: mapEvents({ open: () => timed, close: release }) };
+  }
   if (answer.kind === 'relayHttp' && !Buffer.isBuffer(answer.body)) {
     const agent = answer.body;
     const body = Readable.from(withIdleTimeout<Buffer>(agent, idle, undefined, first), { objectMode: false });
     body.once('close', () => {
+      release();
       if (!agent.destroyed) agent.destroy();
     });
     return { ...answer, body };
   }
+  release();
   return answer;
+}
+
+/**
+ * A relayed stream's signal: the caller's, or the drain's end (pipeline.endStreams), which ends a relayed stream as
+ * it ends a translated one (the agent's call cancelled; the caller told SHUTTING_DOWN where its binding can say it).
+ */
+function relaySignal(caller: AbortLike, shutdown: AbortSignal): { signal: CallSignal; release: () => void } {
+  const signal = new CallSignal();
+  const stop = (): void => signal.abort();
+  whenAborted(caller, stop);
+  whenAborted(shutdown, stop);
+  const release = (): void => {
+    caller.removeEventListener('abort', stop);
+    shutdown.removeEventListener('abort', stop);
+  };
+  return { signal, release };
 }
 
 export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
@@ -121,18 +146,27 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
     const route = call.route!;
     const to = call.upstream!;
     if (isRelay(call)) {
+      const streaming = call.method.streaming;
+      const stream = streaming ? relaySignal(call.signal, shutdown) : undefined;
       const relayed = call.request.relay!({
         route,
         url: to.url,
         headers: call.relayHeaders ?? {},
-        signal: call.signal,
+        signal: stream?.signal ?? call.signal,
         generation: call.generation,
-        streaming: call.method.streaming,
+        streaming,
       });
       // (awaited, not returned: an async function resolved with a promise takes two more turns)
-      if (!call.method.streaming) return await relayed;
+      if (!stream) return await relayed;
       const sentAt = Date.now();
-      return relayedStream(await relayed, route, firstEvent(call, route, to, Date.now() - sentAt));
+      let answer: Answer;
+      try {
+        answer = await relayed;
+      } catch (e) {
+        stream.release();
+        throw e;
+      }
+      return relayedStream(answer, route, firstEvent(call, route, to, Date.now() - sentAt), stream.release);
     }
     const client = call.generation.upstreams.client(to.binding, {
       url: to.url,
