@@ -1,8 +1,9 @@
 // One access log line per request in one shape (issue 15 item 4): client
 // address, A2A method, path, status (HTTP or gRPC), outcome, bytes in and
 // out, for answers, errors, requests no route matches and requests that do
-// not parse; X-Request-Id returned on every answer (the caller's, or a new
-// one) and forwarded upstream; probes and scrapes logged at debug only.
+// not parse (a JSON-RPC batch of non-objects: one line and one count per
+// item); X-Request-Id returned on every answer (the caller's, or a new one)
+// and forwarded upstream; probes and scrapes logged at debug only.
 import { Writable } from 'node:stream';
 import * as grpc from '@grpc/grpc-js';
 import t from 'tap';
@@ -150,6 +151,38 @@ t.test('errors, no route, unparseable: logged and counted in the same shape', as
     { status: g.code, outcome: 'TASK_NOT_FOUND', inbound: 'GRPC' },
     'gRPC error: its status code in the line',
   );
+});
+
+t.test('a JSON-RPC batch of non-objects, a body that is one: each item logged and counted', async (tt) => {
+  const invalid = async (): Promise<number> => {
+    const text = await (await request(`${gw.adminUrl}/metrics`)).body.text();
+    const counted =
+      /^a2a_gateway_calls_total\{route="-",method="unknown",inbound="JSONRPC",upstream="-",outcome="INVALID_REQUEST"[^}]*\} (\d+)$/m;
+    return Number(counted.exec(text)?.[1] ?? 0);
+  };
+  const post = async (requestId: string, body: string) => {
+    const res = await request(`${gw.httpUrl}/`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+    });
+    return (await res.body.json()) as unknown;
+  };
+  const before = await invalid();
+  const answers = await post('batch-junk-1', '[1,"x",null]');
+  tt.match(
+    answers,
+    [1, 2, 3].map(() => ({ id: null, error: { code: -32600 } })),
+    'three errors, as before',
+  );
+  const of = (id: string) => lines.filter((l) => l.msg === 'call' && l.requestId === id);
+  const logged = await waitFor(() => of('batch-junk-1').length === 3 && of('batch-junk-1'), 'three lines');
+  for (const line of logged)
+    tt.match(line, { inbound: 'JSONRPC', outcome: 'INVALID_REQUEST', method: null, path: '/' }, 'a line per item');
+  tt.equal(await invalid(), before + 3, 'each item counted');
+  tt.match(await post('single-junk-1', '"x"'), { id: null, error: { code: -32600 } }, 'a body that is no object');
+  tt.match(await lineOf('single-junk-1'), { outcome: 'INVALID_REQUEST' }, 'logged');
+  tt.equal(await invalid(), before + 4, 'and counted');
 });
 
 t.test('a gRPC stream: its id in the response headers, with events and when it fails before any', async (tt) => {

@@ -198,6 +198,8 @@ export class JsonRpcInbound {
   ): Framed {
     if (!isObject(item)) {
       const err = A2AError.of('INVALID_REQUEST', 'a JSON-RPC request must be an object');
+      // logged and counted as every other refusal (fail below), one line per item of a batch
+      this.pipeline.rejected(rejectedInfo(http, 'JSONRPC', started), err);
       return { done: true, response: errorResponse(null, err, versionBeforeMethod(http)) };
     }
     const { params, ...head } = item;
