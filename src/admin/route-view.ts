@@ -6,6 +6,7 @@
 import type { Binding, RouteConfig } from '../config/types.js';
 import { BINDINGS } from '../config/types.js';
 import type { CardService } from '../card/card-service.js';
+import { hostName } from '../card/public-address.js';
 import type { RequestView } from '../http/request.js';
 import { exposes, grpcReachable } from '../routing/router.js';
 import type { EndpointHealth, EndpointStatus } from './endpoint-health.js';
@@ -75,9 +76,17 @@ function limitsOf(route: RouteConfig): RouteView['limits'] {
   };
 }
 
+/**
+ * The Host a caller sends for `name` on the listener at `listenerHost` (host[:port] of its URL): the listener's port,
+ * none when its URL has none (port 80 of http://, 443 of https://), as callers leave a scheme's default port out.
+ */
+export function hostOnListener(name: string, listenerHost: string): string {
+  return `${name}${listenerHost.slice(hostName(listenerHost).length)}`;
+}
+
 /** The view a caller on the route's first host (or the listener's address) gets of its card. */
 function cardView(route: RouteConfig, listenerHost: string): RequestView {
-  const host = route.hosts[0] ? `${route.hosts[0]}:${listenerHost.split(':').pop()}` : listenerHost;
+  const host = route.hosts[0] ? hostOnListener(route.hosts[0], listenerHost) : listenerHost;
   return {
     host,
     remoteAddress: '127.0.0.1',

@@ -11,13 +11,14 @@ import { status as grpcCodes } from '@grpc/grpc-js';
 import { fromBinary, fromJson, toBinary, type JsonValue } from '@bufbuild/protobuf';
 import type { Dispatcher } from 'undici';
 import { Agent, request } from '../util/undici.js';
-import type { Binding, RouteConfig } from '../config/types.js';
+import { MAX_TIMER_MS, type Binding, type RouteConfig } from '../config/types.js';
 import { REDACTED } from '../core/secrets.js';
 import { methodInfo } from '../core/methods.js';
 import { statusFromBinary, writeJson, type JsonObject } from '../proto/json.js';
 import { GrpcStatusError, type GrpcStatus } from '../upstream/grpc-messages.js';
 import { GrpcSession, LOOPBACK_TLS } from '../upstream/grpc-session.js';
 import { readSse } from '../sse/reader.js';
+import { hostOnListener } from './route-view.js';
 
 export interface TryRequest {
   route: RouteConfig;
@@ -45,6 +46,9 @@ export type TryEvent =
   | { type: 'done' };
 
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+
+/** How long the console waits for an answer: the route's timeout and 5 s, within what a timer holds. */
+const waitFor = (route: RouteConfig): number => Math.min(route.timeoutMs + 5000, MAX_TIMER_MS);
 
 /** A POSIX shell single-quoted word. */
 function sq(text: string): string {
@@ -122,9 +126,12 @@ async function* http(req: TryRequest, l: Listeners, c: TryClients, signal: Abort
     fixed['content-type'] = 'application/a2a+json';
   }
   if (stream) fixed.accept = 'text/event-stream';
-  const host = route.hosts[0];
-  const headers = { ...fixed, ...(host ? { host: `${host}:${new URL(l.httpUrl).port}` } : {}), ...req.headers };
-  const shown = shownHeaders({ ...fixed, ...(host ? { host: headers.host! } : {}) }, req.headers);
+  // a host-bound route's Host: its first host on the listener's port (none for port 80/443, as callers send it)
+  const host: Record<string, string> = route.hosts[0]
+    ? { host: hostOnListener(route.hosts[0], new URL(l.httpUrl).host) }
+    : {};
+  const headers = { ...fixed, ...host, ...req.headers };
+  const shown = shownHeaders({ ...fixed, ...host }, req.headers);
   yield {
     type: 'request',
     binding,
@@ -140,8 +147,8 @@ async function* http(req: TryRequest, l: Listeners, c: TryClients, signal: Abort
     body,
     signal,
     ...(d ? { dispatcher: d } : {}),
-    headersTimeout: route.timeoutMs + 5000,
-    bodyTimeout: stream ? 0 : route.timeoutMs + 5000,
+    headersTimeout: waitFor(route),
+    bodyTimeout: stream ? 0 : waitFor(route),
   });
   const type = String(res.headers['content-type'] ?? '');
   yield { type: 'status', status: `HTTP ${res.statusCode} ${type}` };
@@ -231,9 +238,7 @@ async function* grpcCall(req: TryRequest, l: Listeners, c: TryClients, signal: A
     ...(authority !== undefined ? { authority } : {}),
   };
   if (!req.stream) {
-    const out = await session
-      .unary(path, body, { ...opts, timeoutMs: req.route.timeoutMs + 5000 }, answer)
-      .catch(failure);
+    const out = await session.unary(path, body, { ...opts, timeoutMs: waitFor(req.route) }, answer).catch(failure);
     yield { type: 'status', status: out.type === 'error' ? 'gRPC error' : 'gRPC OK' };
     yield out;
     return;

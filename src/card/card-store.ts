@@ -19,7 +19,7 @@ import { getWithin } from '../upstream/pulled-answer.js';
 import type { RouteConfig } from '../config/types.js';
 import type { JsonObject } from '../proto/json.js';
 import { asV1Card, cardTls, keyOf, maxAgeMs, sharedCardKey, sourceOf } from './card-source.js';
-import { withoutUserinfo } from '../errors/addresses.js';
+import { withoutCredentials } from '../errors/addresses.js';
 import { cardSourceUrl } from './upstream-card.js';
 import { verifyCard } from './signing.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -206,7 +206,7 @@ export class CardStore {
         this.metrics?.cardRefresh(route.name, 'not_modified');
         return;
       }
-      if (res.status !== 200) throw new Error(`${withoutUserinfo(url)} answered HTTP ${res.status}`);
+      if (res.status !== 200) throw new Error(`${withoutCredentials(url)} answered HTTP ${res.status}`);
       const etag = res.headers.etag;
       const card = JSON.parse(text) as JsonObject;
       if (route.card.verifyJwksFile) await verifyCard(card, route.card.verifyJwksFile);

@@ -3,8 +3,10 @@
 // secrets given exactly once and present in the environment (API keys from
 // the environment as long as inline ones), the TLS, key-set and signing files
 // that must exist, path prefixes without dot or empty segments, no route
-// shadowed by an earlier one, and no two listeners on one port.
+// shadowed by an earlier one, no two listeners on one port, and trusted
+// proxies that are IP addresses or CIDRs.
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { relative } from 'node:path';
 import type { RawRoute } from './raw.js';
 import { BINDINGS, type Binding, type ListenerTls, type RouteConfig } from './types.js';
@@ -60,6 +62,22 @@ export function listenerProblems(l: Listeners): Problem[] {
       .find((a) => a.port === b.port && (a.host === b.host || WILDCARDS.has(a.host) || WILDCARDS.has(b.host)));
     if (a && b.port !== 0)
       out.push({ path: b.path, message: `port ${b.port} is also ${a.name}: each listener needs its own port` });
+  });
+  return out;
+}
+
+/** `trustedProxies` entries node:net's BlockList takes: an IP address, or a CIDR with its prefix length in range. */
+export function trustedProxyProblems(entries: readonly string[]): Problem[] {
+  const out: Problem[] = [];
+  entries.forEach((entry, i) => {
+    const [addr = '', bits, ...more] = entry.split('/');
+    const family = isIP(addr);
+    const most = family === 6 ? 128 : 32;
+    const path = `/trustedProxies/${i}`;
+    if (family === 0)
+      out.push({ path, message: `"${entry}" is not an IP address or CIDR (host names are not resolved)` });
+    else if (more.length > 0 || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= most)))
+      out.push({ path, message: `"${entry}" is not a CIDR: an IPv${family} prefix length is 0 to ${most}` });
   });
   return out;
 }

@@ -7,12 +7,13 @@ import { dirname, relative, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { validate as precompiled } from '../gen/config-validator.js';
-import { listenerProblems, semanticProblems } from './checks.js';
+import { listenerProblems, semanticProblems, trustedProxyProblems } from './checks.js';
 import { endpointsFromRaw, impliesTls, stateFromRaw } from './upstream.js';
 import type { RawAuth, RawCard, RawConfig, RawListenerTls, RawRoute } from './raw.js';
 import {
   DEFAULT_LIMITS,
   DEFAULTS,
+  MAX_TIMER_MS,
   type CardConfig,
   type GatewayConfig,
   type ListenerTls,
@@ -57,6 +58,8 @@ function describe(e: ErrorObject): string {
   if (e.keyword === 'required') return `missing required field "${String(e.params.missingProperty)}"`;
   if (e.keyword === 'enum')
     return `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'maximum' && e.params.limit === MAX_TIMER_MS)
+    return `must be <= ${MAX_TIMER_MS} (24.8 days in ms: Node.js fires a longer timer at once)`;
   return e.message ?? 'is invalid';
 }
 
@@ -243,6 +246,7 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
       admin: cfg.admin ? { host: cfg.admin.host ?? host, port: cfg.admin.port } : undefined,
     }),
   );
+  semantic.push(...trustedProxyProblems(cfg.trustedProxies ?? []));
   if (semantic.length > 0) {
     throw new ConfigError(
       semantic.map((p) => `${source}:${position(doc, lc, p.path)}: ${fieldPath(p.path)}: ${p.message}`),

@@ -3,11 +3,13 @@
 // balanced over them, active health checks, outlier ejection, the circuit
 // breaker and task affinity. Defaults are ENDPOINT_DEFAULTS (upstream.ts);
 // descriptions feed docs/configuration.md.
+import { MAX_TIMER_MS } from './types.js';
 import { ENDPOINT_DEFAULTS } from './upstream.js';
 
 const D = ENDPOINT_DEFAULTS;
 const int = (minimum: number, def: number, description: string, maximum?: number) =>
   ({ type: 'integer', minimum, ...(maximum === undefined ? {} : { maximum }), default: def, description }) as const;
+const ms = (minimum: number, def: number, description: string) => int(minimum, def, description, MAX_TIMER_MS);
 
 export const ENDPOINTS_SCHEMA = {
   endpoints: {
@@ -49,8 +51,8 @@ export const ENDPOINTS_SCHEMA = {
         type: 'object',
         additionalProperties: false,
         properties: {
-          intervalMs: int(100, D.healthCheck.intervalMs, 'Time between two checks of one endpoint.'),
-          timeoutMs: int(1, D.healthCheck.timeoutMs, 'A check not answered in this time failed.'),
+          intervalMs: ms(100, D.healthCheck.intervalMs, 'Time between two checks of one endpoint.'),
+          timeoutMs: ms(1, D.healthCheck.timeoutMs, 'A check not answered in this time failed.'),
           unhealthyThreshold: int(
             1,
             D.healthCheck.unhealthyThreshold,
@@ -71,8 +73,8 @@ export const ENDPOINTS_SCHEMA = {
     description: "Passive ejection (Envoy's outlier_detection): failures in a row eject an endpoint for a while.",
     properties: {
       consecutiveFailures: int(1, D.outlierDetection.consecutiveFailures, 'Failed calls in a row that eject it.'),
-      baseEjectionMs: int(1, D.outlierDetection.baseEjectionMs, 'The first ejection; each next one is longer.'),
-      maxEjectionMs: int(1, D.outlierDetection.maxEjectionMs, 'The longest ejection.'),
+      baseEjectionMs: ms(1, D.outlierDetection.baseEjectionMs, 'The first ejection; each next one is longer.'),
+      maxEjectionMs: ms(1, D.outlierDetection.maxEjectionMs, 'The longest ejection.'),
       maxEjectionPercent: int(
         0,
         D.outlierDetection.maxEjectionPercent,

@@ -3,7 +3,7 @@
 // and auth blocks are in schema-card-auth.ts. Descriptions and defaults feed
 // docs/configuration.md.
 import { AUTH_SCHEMA, CARD_SCHEMA } from './schema-card-auth.js';
-import { DEFAULTS } from './types.js';
+import { DEFAULTS, MAX_TIMER_MS } from './types.js';
 import { ENDPOINTS_SCHEMA } from './schema-endpoints.js';
 
 const headerName = { type: 'string', pattern: '^[A-Za-z0-9-]+$' } as const;
@@ -167,6 +167,7 @@ export const ROUTE_SCHEMA = {
     timeoutMs: {
       type: 'integer',
       minimum: 1,
+      maximum: MAX_TIMER_MS,
       default: DEFAULTS.timeoutMs,
       description:
         "Unary call timeout; for streams, the time to the upstream's first answer (UPSTREAM_TIMEOUT). Connecting to the upstream counts.",
@@ -174,12 +175,14 @@ export const ROUTE_SCHEMA = {
     streamIdleTimeoutMs: {
       type: 'integer',
       minimum: 1,
+      maximum: MAX_TIMER_MS,
       default: DEFAULTS.streamIdleTimeoutMs,
       description: 'A stream with no event from the upstream for this long ends with UPSTREAM_TIMEOUT.',
     },
     sseKeepAliveMs: {
       type: 'integer',
       minimum: 0,
+      maximum: MAX_TIMER_MS,
       default: DEFAULTS.sseKeepAliveMs,
       description: 'Interval of SSE keep-alive comments to callers while a stream is idle; 0 = off.',
     },

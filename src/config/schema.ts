@@ -5,7 +5,7 @@
 // Defaults come from types.ts, which load.ts applies. The route is in
 // schema-route.ts. Keep in step with raw.ts, types.ts and load.ts.
 import { ROUTE_SCHEMA } from './schema-route.js';
-import { DEFAULT_LIMITS, DEFAULTS } from './types.js';
+import { DEFAULT_LIMITS, DEFAULTS, MAX_TIMER_MS } from './types.js';
 import { STATE_DEFAULTS } from './upstream.js';
 
 const port = { type: 'integer', minimum: 0, maximum: 65535 } as const;
@@ -77,7 +77,7 @@ export const CONFIG_SCHEMA = {
       items: { type: 'string', minLength: 1 },
       default: [],
       description:
-        'Peer addresses or CIDRs whose X-Forwarded-* and Forwarded headers are believed when building card URLs.',
+        'Peer IP addresses or CIDRs (no host names) whose X-Forwarded-* and Forwarded headers are believed when building card URLs.',
     },
     admin: {
       type: 'object',
@@ -127,6 +127,7 @@ export const CONFIG_SCHEMA = {
         flushIntervalMs: {
           type: 'integer',
           minimum: 10,
+          maximum: MAX_TIMER_MS,
           default: 1000,
           description: 'How often batched spans are exported.',
         },
@@ -135,6 +136,7 @@ export const CONFIG_SCHEMA = {
     shutdownGraceMs: {
       type: 'integer',
       minimum: 0,
+      maximum: MAX_TIMER_MS,
       default: DEFAULTS.shutdownGraceMs,
       description: 'How long open streams may run on after SIGTERM before they end with SHUTTING_DOWN.',
     },
@@ -170,18 +172,21 @@ export const CONFIG_SCHEMA = {
         bodyTimeoutMs: {
           type: 'integer',
           minimum: 1,
+          maximum: MAX_TIMER_MS,
           default: DEFAULT_LIMITS.bodyTimeoutMs,
           description: 'Longest pause while a request body is read: 408 REQUEST_TIMEOUT, connection closed.',
         },
         headersTimeoutMs: {
           type: 'integer',
           minimum: 1,
+          maximum: MAX_TIMER_MS,
           default: DEFAULT_LIMITS.headersTimeoutMs,
           description: "Time to receive a request's headers: 408, connection closed.",
         },
         idleTimeoutMs: {
           type: 'integer',
           minimum: 1,
+          maximum: MAX_TIMER_MS,
           default: DEFAULT_LIMITS.idleTimeoutMs,
           description:
             'Idle HTTP keep-alive connections, HTTP/2 sessions and gRPC connections (one without its preface too) are closed after this.',
@@ -218,6 +223,7 @@ export const CONFIG_SCHEMA = {
             commandTimeoutMs: {
               type: 'integer',
               minimum: 1,
+              maximum: MAX_TIMER_MS,
               default: STATE_DEFAULTS.commandTimeoutMs,
               description: 'A Redis command not answered in this time fails, and the process-local state answers.',
             },

@@ -292,6 +292,9 @@ export interface TracingConfig {
   flushIntervalMs: number;
 }
 
+/** The longest duration a `…Ms` field may give: Node's timers hold 2^31-1 ms (24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 export const DEFAULTS = {
   host: '127.0.0.1',
   httpPort: 8080,

@@ -2,7 +2,9 @@
 // socket error's or grpc-js's text ("connect ECONNREFUSED 10.0.3.7:9000",
 // "Name resolution failed for target dns:billing.internal:50051", a card URL)
 // is answered with its addresses replaced, and logged whole
-// (A2AError.internal). A URL's user:password part is never logged either.
+// (A2AError.internal). A URL's credentials — its user:password part, and the
+// query parameters named for one (ioredis reads ?password=) — are never
+// logged either.
 
 const HIDDEN = '<upstream>';
 
@@ -28,14 +30,50 @@ export function withoutAddresses(text: string): string {
   return out;
 }
 
-/** A URL as logs and the console may show it: without a user:password part (undici sends none; it is still a secret). */
-export function withoutUserinfo(url: string): string {
-  if (!url.includes('@')) return url;
+/**
+ * Query parameters named for a credential: a password (ioredis takes `?password=` and `?sentinelPassword=`), a
+ * secret, a token, an API key. A user name is no secret: it stays, as in a URL's userinfo.
+ */
+const CREDENTIAL_PARAM = /(?:password|passwd|pwd|secret|token|(?:^|api[-_]?)key)$/i;
+
+const paramName = (pair: string): string => [...new URLSearchParams(pair).keys()][0] ?? '';
+
+function maskedPair(pair: string, mask: string): string {
+  const eq = pair.indexOf('=');
+  return eq >= 0 && CREDENTIAL_PARAM.test(paramName(pair)) ? `${pair.slice(0, eq)}=${mask}` : pair;
+}
+
+/** A URL's query ("?a=b&…", as written) with the values of its credential parameters replaced by `mask`. */
+export function maskedQuery(search: string, mask: string): string {
+  if (search.length < 2) return search;
+  const pairs = search.slice(1).split('&');
+  return `?${pairs.map((p) => maskedPair(p, mask)).join('&')}`;
+}
+
+/** The values of a URL's credential query parameters, as written and decoded. */
+export function queryCredentials(u: URL): string[] {
+  const out: string[] = [];
+  for (const p of u.search.slice(1).split('&')) {
+    const eq = p.indexOf('=');
+    if (eq < 0 || !CREDENTIAL_PARAM.test(paramName(p))) continue;
+    out.push(p.slice(eq + 1), ...new URLSearchParams(p).values());
+  }
+  return out;
+}
+
+/**
+ * A URL as logs and the console may show it: without a user:password part (undici sends none; it is still a
+ * secret), the values of its credential query parameters masked.
+ */
+export function withoutCredentials(url: string): string {
+  if (!url.includes('@') && !url.includes('?')) return url;
   try {
     const u = new URL(url);
-    if (!u.username && !u.password) return url;
+    const search = maskedQuery(u.search, '[REDACTED]');
+    if (!u.username && !u.password && search === u.search) return url;
     u.username = '';
     u.password = '';
+    u.search = search;
     return u.href;
   } catch {
     return url;

@@ -11,7 +11,7 @@
 // upstream is that endpoint alone (its card, its interfaces, its pools). An
 // endpoint a reload removed leaves the metrics for good (its calls finish).
 import type { Logger } from 'pino';
-import type { CircuitBreakerConfig, HealthCheckConfig, RouteConfig } from '../config/types.js';
+import { MAX_TIMER_MS, type CircuitBreakerConfig, type HealthCheckConfig, type RouteConfig } from '../config/types.js';
 import { RETRY_INFO_TYPE } from '../core/limits.js';
 import { A2AError } from '../errors/a2a-error.js';
 import { withoutAddresses } from '../errors/addresses.js';
@@ -272,7 +272,8 @@ export class Endpoints {
       { route: e.routeName, endpoint: e.name, ejectedForMs: ms, err: why },
       'endpoint ejected after failures in a row (upstream.outlierDetection)',
     );
-    const back = setTimeout(() => e.tell(), ms + 1);
+    // (maxEjectionMs may be the longest a timer holds: one more would fire at once)
+    const back = setTimeout(() => e.tell(), Math.min(ms + 1, MAX_TIMER_MS));
     back.unref();
   }
 

@@ -17,7 +17,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { A2AError } from '../errors/a2a-error.js';
-import { withoutUserinfo } from '../errors/addresses.js';
+import { withoutCredentials } from '../errors/addresses.js';
 import { GatheredBody } from '../http/gathered-body.js';
 import { CallSignal, type AbortLike } from '../util/call-signal.js';
 import { dispatchAbortable } from './abortable-dispatch.js';
@@ -202,7 +202,7 @@ export async function getWithin(
   const stop = new CallSignal();
   const timer = setTimeout(() => stop.abort(), timeoutMs);
   const failure = (e: Error, timedOut = false): Error =>
-    timedOut || stop.aborted ? new Error(`${withoutUserinfo(url)} did not answer within ${timeoutMs} ms`) : e;
+    timedOut || stop.aborted ? new Error(`${withoutCredentials(url)} did not answer within ${timeoutMs} ms`) : e;
   try {
     const res = await requestPulled(
       dispatcher,

@@ -1,9 +1,13 @@
 // Config validation with golden files: good files parse into the typed form,
 // bad files fail with every problem as file:line:column: field: message
-// (test/fixtures/config/*.expected).
+// (test/fixtures/config/*.expected). A trustedProxies entry the checks pass
+// is one the card's trust list takes (bad-proxies.yaml: what they refuse).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import t from 'tap';
+import { trustList } from '../../src/card/public-address.js';
+import { trustedProxyProblems } from '../../src/config/checks.js';
 import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load.js';
 
 const DIR = new URL('../fixtures/config/', import.meta.url).pathname;
@@ -169,4 +173,19 @@ t.test('a missing file', async (tt) => {
     message: /^invalid configuration/,
     problems: [/nope\.yaml: cannot read/],
   });
+});
+
+t.test('a trustedProxies entry the checks pass is one the trust list takes (no crash at start)', async (tt) => {
+  const address = fc.oneof(fc.ipV4(), fc.ipV6(), fc.domain(), fc.constantFrom('[::1]', '300.1.1.1', ''));
+  const prefix = fc.oneof(fc.integer({ min: -2, max: 140 }).map(String), fc.string({ maxLength: 4 }));
+  const entry = fc.tuple(address, fc.option(prefix)).map(([a, p]) => (p === null ? a : `${a}/${p}`));
+  fc.assert(
+    fc.property(entry, (e) => {
+      if (trustedProxyProblems([e]).length === 0) trustList([e]);
+    }),
+    { numRuns: 2000 },
+  );
+  for (const e of ['lb.internal', '10.0.0.0/40', 'fd00::/129'])
+    tt.throws(() => trustList([e]), `${e}: the trust list throws, so the checks refuse it`);
+  tt.same(trustedProxyProblems(['10.0.0.0/8', '10.1.2.3', '::1', 'fd00::/8', '::/0', '0.0.0.0/0']), [], 'these pass');
 });

@@ -1,11 +1,12 @@
 // The admin console's pieces on their own (issue 16): the escaping template,
 // the masked config (API keys, set credentials, tracing headers, passwords
-// in URLs, a key pasted elsewhere), the last-errors ring, endpoint health
+// in URLs — userinfo or a query parameter such as ioredis's ?password= — a
+// key pasted elsewhere), the last-errors ring, endpoint health
 // from call outcomes and card status, and the traffic sampler's rates and
 // latency from a real prom-client registry.
 import t from 'tap';
 import type { GatewayConfig } from '../../src/config/types.js';
-import { maskedConfig, maskUrl } from '../../src/admin/config-view.js';
+import { maskedConfig, maskUrl, withoutSecrets } from '../../src/admin/config-view.js';
 import { EndpointHealth } from '../../src/admin/endpoint-health.js';
 import type { EndpointReport } from '../../src/upstream/endpoints.js';
 import { html, Safe } from '../../src/admin/html.js';
@@ -128,6 +129,47 @@ t.test('masked config: a Redis password with a stray % is masked as written, the
   };
   const text = JSON.stringify(maskedConfig(config));
   t.notOk(text.includes('bad%zz-pass-4444'), 'masked');
+});
+
+t.test('masked config: a password in a URL query (ioredis reads ?password=), a token of an endpoint', async (t) => {
+  const config = gatewayConfig([
+    {
+      name: 'q',
+      upstream: {
+        endpoints: [{ url: 'http://a0:9/rpc?access_token=endpoint-token-6666&v=2' }, { url: 'http://a1:9/rpc' }],
+        binding: 'JSONRPC',
+      },
+    },
+  ]);
+  config.state = {
+    redis: {
+      url: 'redis://redis:6379/0?username=gateway&password=query-pass-5555&sentinelPassword=sentinel-pass-7777',
+      keyPrefix: 'p:',
+      rateLimitFailure: 'open',
+      commandTimeoutMs: 1000,
+    },
+  };
+  const m = maskedConfig(config) as any;
+  const text = JSON.stringify(m);
+  for (const secret of ['query-pass-5555', 'sentinel-pass-7777', 'endpoint-token-6666'])
+    t.notOk(text.includes(secret), `${secret} masked`);
+  t.equal(
+    m.state.redis.url,
+    'redis://redis:6379/0?username=gateway&password=[REDACTED]&sentinelPassword=[REDACTED]',
+    'the Redis URL readable: the user name kept (it names the account, as in the userinfo)',
+  );
+  t.equal(
+    m.routes[0].upstream.endpoints[0].url,
+    'http://a0:9/rpc?access_token=[REDACTED]&v=2',
+    'other parameters kept',
+  );
+  t.equal(
+    withoutSecrets('NOAUTH: query-pass-5555 refused; p%20q', config),
+    'NOAUTH: [REDACTED] refused; p%20q',
+    'the value is a secret elsewhere too',
+  );
+  t.equal(maskUrl('redis://redis:6379/?password=a%20b%26c'), 'redis://redis:6379/?password=[REDACTED]', 'as written');
+  t.equal(maskUrl('http://a/p?q=1&monkey=2'), 'http://a/p?q=1&monkey=2', 'a URL without credentials as it is');
 });
 
 t.test('the last errors: newest first, OK calls left out, bounded', async (t) => {

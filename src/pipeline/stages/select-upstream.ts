@@ -12,6 +12,7 @@ import { redactText, secretsOf } from '../../core/secrets.js';
 import type { ResolvedUpstream } from '../../card/upstream-card.js';
 import type { RouteConfig } from '../../config/types.js';
 import { A2AError } from '../../errors/a2a-error.js';
+import { withoutCredentials } from '../../errors/addresses.js';
 import type { AgentCard } from '../../gen/a2a_pb.js';
 import type { Logger } from 'pino';
 import { isRelay } from '../call.js';
@@ -72,7 +73,7 @@ export function selectUpstreamStage(cards: CardService, log: Logger): Stage {
           const refused = e instanceof A2AError && e.connectionRefused;
           if (!refused || call.method.streaming || i === candidates.length - 1) throw e;
           log.warn(
-            { requestId: call.requestId, route: route.name, url: call.upstream.url, err: why(e) },
+            { requestId: call.requestId, route: route.name, url: withoutCredentials(call.upstream.url), err: why(e) },
             'upstream interface refused the connection; trying the next one',
           );
         }
