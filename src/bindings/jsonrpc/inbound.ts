@@ -40,7 +40,7 @@ import { openSse } from '../../http/sse-answer.js';
 import { caseFoldedValues } from '../../http/top-level-keys.js';
 import type { Answer, Call } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
-import { writeJson, isObject, type Json, type JsonObject } from '../../proto/json.js';
+import { ProtoJsonError, writeJson, isObject, type Json, type JsonObject } from '../../proto/json.js';
 import type { LongStrings } from '../../proto/json-in.js';
 import { outboundJson, plainJson, type JsonBody, type OutboundJson } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
@@ -113,6 +113,13 @@ function versionBeforeMethod(http: HttpCall): ProtocolVersion {
   return speaksV03(http.header, http.query.get('A2A-Version')) ? '0.3' : '1.0';
 }
 
+/** A failure to write an agent's answer for the caller: the answer is what was wrong (§3.3.2). */
+function answerError(e: unknown): A2AError {
+  if (e instanceof A2AError) return e;
+  const why = e instanceof ProtoJsonError ? e.message : 'the answer cannot be written';
+  return A2AError.of('INVALID_AGENT_RESPONSE', `upstream answer: ${why}`, { internal: String(e) });
+}
+
 function isValidId(id: unknown): id is JsonRpcId {
   return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
 }
@@ -179,10 +186,16 @@ export class JsonRpcInbound {
     if (result.kind === 'stream') return this.stream(f, result.events);
     if (result.kind !== 'unary') throw new Error(`unexpected ${result.kind} answer`);
     if (!f.hasId) return answer(200, undefined);
-    const out =
-      f.call.dialect === '1.0'
-        ? outboundJson(f.call.method.responseSchema, result.response)
-        : plainJson(DIALECTS[f.call.dialect].result(f.call.method, result.response));
+    let out: OutboundJson;
+    try {
+      out =
+        f.call.dialect === '1.0'
+          ? outboundJson(f.call.method.responseSchema, result.response)
+          : plainJson(DIALECTS[f.call.dialect].result(f.call.method, result.response));
+    } catch (e) {
+      // an agent's answer this caller's version cannot carry (a 0.3 caller, a part with no content): the caller's id
+      return errorAnswer(f.id, answerError(e), f.call.dialect);
+    }
     return answer(200, resultResponse(f.id, out.json), out.body);
   }
 
