@@ -3,7 +3,11 @@
 // takes longer than the route's `timeoutMs` (from the stream's start,
 // connecting included) or a later one longer than `streamIdleTimeoutMs`,
 // aborts the upstream call and fails with UPSTREAM_TIMEOUT. Translated and
-// pass-through streams alike (pipeline/stages/send.ts). Pull-based, so it
+// pass-through streams alike (pipeline/stages/send.ts). After an event that
+// ends the stream by the spec (`final`: a task in a terminal state, §3.1.2,
+// §3.1.6), an agent that does not end it gets `finalGraceMs` to send what
+// may follow (a last Task snapshot, §11.7) and is then ended cleanly, its
+// call aborted, instead of failing after streamIdleTimeoutMs. Pull-based, so it
 // adds no buffering; the time the caller takes with an event is not counted.
 // One timer per stream, re-armed at each pull (a timer, a promise and a race
 // per event were ~1 µs of the 8–13 µs an SSE event costs the gateway); an
@@ -11,6 +15,9 @@
 // says why).
 import { A2AError } from '../errors/a2a-error.js';
 import { DONE } from './event-stream.js';
+
+/** A pull ended by the grace after a final event (not by the source's own end). */
+const GRACE_OVER: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
   private it: AsyncIterator<T> | undefined;
@@ -20,6 +27,10 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
   private finished = false;
   /** Fails the pull waiting for the upstream's next event (none while the caller holds the last one). */
   private waiting: ((e: Error) => void) | undefined;
+  /** Settles that pull (with GRACE_OVER when the grace after a final event is over). */
+  private settle: ((r: IteratorResult<T>) => void) | undefined;
+  /** An event that ends the stream by the spec has passed: the next ones get `final.graceMs`. */
+  private afterFinal = false;
   /** No event has come yet: the pull waits for the first one (bounded by `firstEvent`). */
   private first = true;
 
@@ -28,6 +39,7 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
     private readonly idleMs: number,
     private readonly abort: AbortController | undefined,
     private readonly firstEvent: FirstEvent | undefined,
+    private readonly final: FinalEvent<T> | undefined,
   ) {}
 
   [Symbol.asyncIterator](): this {
@@ -37,6 +49,7 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
   private readonly fire = (): void => {
     if (this.waiting === undefined) return; // the caller held the last event this long: the next pull re-arms
     this.abort?.abort();
+    if (this.afterFinal) return this.settle!(GRACE_OVER);
     this.waiting(
       this.first && this.firstEvent !== undefined
         ? A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${this.firstEvent.timeoutMs} ms`)
@@ -49,7 +62,11 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
     if (this.finished) return Promise.resolve(DONE);
     this.it ??= this.source[Symbol.asyncIterator]();
     // the first event's limit, then the idle one (one timer, re-armed per pull while its limit stays the same)
-    const limit = this.first && this.firstEvent !== undefined ? this.firstEvent.leftMs : this.idleMs;
+    const limit = this.afterFinal
+      ? this.final!.graceMs
+      : this.first && this.firstEvent !== undefined
+        ? this.firstEvent.leftMs
+        : this.idleMs;
     if (this.timer && this.timerMs === limit) this.timer.refresh();
     else {
       clearTimeout(this.timer);
@@ -60,12 +77,15 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
     // the upstream's own answer may settle after a timeout failed the pull: nobody waits for it then
     return new Promise<IteratorResult<T>>((resolve, reject) => {
       this.waiting = reject;
+      this.settle = resolve;
       next.then(resolve, reject);
     }).then(
       (r) => {
         this.waiting = undefined;
+        this.settle = undefined;
         this.first = false;
-        if (r.done) this.finish(false);
+        if (r.done) this.finish(r === GRACE_OVER); // the agent's call returned (aborted) only when it did not end
+        else if (this.final?.is(r.value)) this.afterFinal = true;
         return this.finished ? DONE : r;
       },
       (e: unknown) => {
@@ -92,6 +112,12 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
   }
 }
 
+/** Which events end the stream by the spec, and how long an agent may go on after one before it is ended. */
+export interface FinalEvent<T> {
+  is: (event: T) => boolean;
+  graceMs: number;
+}
+
 /** The first event's limit: what is left of the route's timeoutMs (which a failure names) when the stream starts. */
 export interface FirstEvent {
   leftMs: number;
@@ -99,14 +125,15 @@ export interface FirstEvent {
 }
 
 /**
- * `source` with its timeouts: no event for `idleMs` fails it, and the first within `firstEvent` when given.
- * `abort` (when given) is aborted first; the source is returned either way.
+ * `source` with its timeouts: no event for `idleMs` fails it, and the first within `firstEvent` when given; after a
+ * `final` event, none for its graceMs ends it. `abort` (when given) is aborted first; the source is returned either way.
  */
 export function withIdleTimeout<T>(
   source: AsyncIterable<T>,
   idleMs: number,
   abort?: AbortController,
   firstEvent?: FirstEvent,
+  final?: FinalEvent<T>,
 ): AsyncIterable<T> {
-  return new IdleTimeoutStream(source, idleMs, abort, firstEvent);
+  return new IdleTimeoutStream(source, idleMs, abort, firstEvent, final);
 }

@@ -19,7 +19,7 @@ import { withIdleTimeout, type FirstEvent } from '../../core/idle-timeout.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
 import { requiredViolations } from '../../core/validate.js';
 import { A2AError } from '../../errors/a2a-error.js';
-import type { StreamResponse } from '../../gen/a2a_pb.js';
+import { TaskState, type StreamResponse } from '../../gen/a2a_pb.js';
 import type { Metrics } from '../../ops/metrics.js';
 import { isRelay, type Answer, type Call } from '../call.js';
 import type { Handler } from '../stage.js';
@@ -59,19 +59,49 @@ function checkAnswer(info: MethodInfo, response: AnyResponse | StreamResponse): 
   }
 }
 
-/** The upstream's events, each checked; none at all is INVALID_AGENT_RESPONSE. A stream it did not end is aborted. */
+const TERMINAL: ReadonlySet<TaskState> = new Set([
+  TaskState.COMPLETED,
+  TaskState.FAILED,
+  TaskState.CANCELED,
+  TaskState.REJECTED,
+]);
+
+const isTerminal = (state: TaskState | undefined): boolean => state !== undefined && TERMINAL.has(state);
+
+/**
+ * An event after which the stream must close (§3.1.2, §3.1.6): a message (a message-only stream), or a task or
+ * status update in a terminal state. (Not an interrupted state: a subscriber may wait on an input-required task.)
+ */
+function endsStream(e: StreamResponse): boolean {
+  const p = e.payload;
+  if (p.case === 'message') return true;
+  if (p.case === 'task' || p.case === 'statusUpdate') return isTerminal(p.value.status?.state);
+  return false;
+}
+
+/** How long an agent may go on after an event that ends its stream (a last Task snapshot, §11.7) before it is ended. */
+const FINAL_GRACE_MS = 1000;
+
+/**
+ * The upstream's events, each checked; none at all is INVALID_AGENT_RESPONSE. A stream it did not end is aborted.
+ * `terminalFirst`: a first event that is a task in a terminal state is the call's refusal (a 0.3 agent answers a
+ * resubscribe to a finished task with the task; 1.0's SubscribeToTask refuses it, §3.1.6).
+ */
 function checkedStream(
   info: MethodInfo,
   events: AsyncIterable<StreamResponse>,
   abort: AbortController,
   release: () => void,
+  terminalFirst: boolean,
 ): AsyncIterable<StreamResponse> {
   let n = 0;
   return mapEvents({
     open: () => events,
     each: (e) => {
       checkAnswer(info, e);
-      n++;
+      if (n++ === 0 && terminalFirst && e.payload.case === 'task' && isTerminal(e.payload.value.status?.state)) {
+        throw A2AError.of('UNSUPPORTED_OPERATION', `task ${e.payload.value.id} is in a terminal state`);
+      }
       return e;
     },
     end: () => {
@@ -195,13 +225,17 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
       shutdown.removeEventListener('abort', stop);
     };
     const upstream = client.stream(env, abort.signal);
+    const idle = route.streamIdleTimeoutMs;
+    const final = { is: endsStream, graceMs: Math.min(FINAL_GRACE_MS, idle) };
+    const resubscribe = call.method.name === 'SubscribeToTask' && to.version === '0.3';
     return {
       kind: 'stream',
       events: checkedStream(
         call.method,
-        withIdleTimeout(upstream, route.streamIdleTimeoutMs, abort, firstEvent(call, route, to)),
+        withIdleTimeout(upstream, idle, abort, firstEvent(call, route, to), final),
         abort,
         release,
+        resubscribe,
       ),
     };
   };
