@@ -3,8 +3,9 @@
 // secrets given exactly once and present in the environment (API keys from
 // the environment as long as inline ones), the TLS, key-set and signing files
 // that must exist, path prefixes without dot or empty segments, no route
-// shadowed by an earlier one, no two listeners on one port, and trusted
-// proxies that are IP addresses or CIDRs.
+// shadowed by an earlier one, rate limits whose bucket fills within 100 years
+// (the token bucket counts whole microseconds in doubles), no two listeners on
+// one port, and trusted proxies that are IP addresses or CIDRs.
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { relative } from 'node:path';
@@ -19,6 +20,9 @@ export interface Problem {
 
 /** The shortest API key accepted, inline (the schema's minLength) or from the environment. */
 const MIN_KEY_LENGTH = 8;
+
+/** The longest time an empty rate-limit bucket may take to fill (burst / requestsPerSecond), in seconds. */
+const MAX_BUCKET_FILL_S = 100 * 365 * 86_400;
 
 /** A prefix with `.`/`..` segments (plain or percent-encoded) or `//` would be matched on a path no client sends. */
 function prefixProblem(prefix: string | undefined): string | undefined {
@@ -156,6 +160,11 @@ export function semanticProblems(
       });
     if (names.has(r.name)) out.push({ path: `/routes/${i}/name`, message: `duplicate route name "${r.name}"` });
     names.add(r.name);
+    if (r.rateLimit && r.rateLimit.burst / r.rateLimit.requestsPerSecond > MAX_BUCKET_FILL_S)
+      out.push({
+        path: `/routes/${i}/rateLimit`,
+        message: 'burst / requestsPerSecond, the time an empty bucket takes to fill, is over 100 years',
+      });
     if (r.card.signatures === 'resign' && !r.card.signingKey) {
       out.push({ path: `/routes/${i}/card/signatures`, message: 'resign needs card.signingKey' });
     }

@@ -241,10 +241,21 @@ export const ROUTE_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       required: ['requestsPerSecond'],
-      description: 'Token-bucket rate limit; over it RATE_LIMITED (429 + Retry-After). Without it, none.',
+      description:
+        'Token-bucket rate limit (GCRA): a full bucket admits `burst` calls at once, then it refills at requestsPerSecond; over it RATE_LIMITED (429 + Retry-After: the time until the next token). Without it, none.',
       properties: {
-        requestsPerSecond: { type: 'number', exclusiveMinimum: 0, description: 'Sustained rate.' },
-        burst: { type: 'integer', minimum: 1, description: 'Bucket size. Default: requestsPerSecond rounded up.' },
+        requestsPerSecond: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          maximum: 1000000,
+          description: 'Sustained rate: tokens added per second (at most 1,000,000).',
+        },
+        burst: {
+          type: 'integer',
+          minimum: 1,
+          description:
+            'Bucket size: calls admitted at once from a full bucket (burst / requestsPerSecond at most 100 years). Default: requestsPerSecond rounded up.',
+        },
         perCaller: {
           type: 'boolean',
           default: false,

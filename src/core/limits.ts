@@ -1,25 +1,27 @@
 // Rate and concurrency limits per route (and per caller identity), the same
 // for every inbound binding: a request over the rate is RESOURCE_EXHAUSTED with
-// a google.rpc.RetryInfo (HTTP callers also get `Retry-After`), a stream over
-// the route's cap likewise. rate-limiter-flexible keeps the counters: in
-// this process, or with `state.redis` in Redis, so the limit holds across
-// every gateway replica (issue 14). Redis away: calls are admitted (fail
-// open, the default) or refused (`rateLimitFailure: closed`), and the outage
-// is logged once; the shared counters are used again when Redis is back.
-// The library is loaded with the first rate-limited call: a gateway without
-// rate limits never loads it.
+// a google.rpc.RetryInfo (HTTP callers also get `Retry-After`) saying when the
+// bucket has its next token, a stream over the route's cap likewise. The rate
+// is a token bucket (src/core/token-bucket.ts, GCRA): in this process, or
+// with `state.redis` in Redis (src/state/rate-buckets.ts), so the limit holds
+// across every gateway replica (issue 14). Redis away: calls are admitted
+// (fail open, the default) or refused (`rateLimitFailure: closed`), and the
+// outage is logged once; the shared buckets are used again when Redis is back.
+// The buckets' code is loaded with the first rate-limited call: a gateway
+// without rate limits never loads it.
 import type { Logger } from 'pino';
-import type * as RateLimiterFlexible from 'rate-limiter-flexible';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { SharedState } from '../state/redis.js';
 import type { RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
+import type { Taken, TokenBuckets } from './token-bucket.js';
 
 export const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo';
 
 function exhausted(message: string, retryMs: number): A2AError {
+  // rounded up: a caller who waits this long finds a token
+  const ms = Math.max(Math.ceil(retryMs), 1);
   return A2AError.of('RATE_LIMITED', message, {
-    details: [{ '@type': RETRY_INFO_TYPE, retryDelay: `${(Math.max(retryMs, 1) / 1000).toFixed(3)}s` }],
+    details: [{ '@type': RETRY_INFO_TYPE, retryDelay: `${(ms / 1000).toFixed(3)}s` }],
   });
 }
 
@@ -30,62 +32,52 @@ export function retryAfterSeconds(err: A2AError): number | undefined {
   return m ? Math.max(1, Math.ceil(Number(m[1]))) : undefined;
 }
 
-/** rate-limiter-flexible once the first rate-limited call has loaded it. */
-let limiterLibrary: typeof RateLimiterFlexible | undefined;
+export interface LimitsOptions {
+  /** The in-process buckets' clock, in milliseconds (tests); default performance.now. */
+  clock?: () => number;
+}
 
 export class Limits {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private buckets: TokenBuckets | undefined;
+  private loading: Promise<TokenBuckets> | undefined;
   private readonly streams = new Map<string, number>();
   private storeDown = false;
 
   constructor(
     private readonly shared?: SharedState,
     private readonly log?: Logger,
+    private readonly options: LimitsOptions = {},
   ) {}
 
-  private limiter(route: RouteConfig, lib: typeof RateLimiterFlexible): RateLimiterAbstract | undefined {
-    const rl = route.rateLimit;
-    if (!rl) return undefined;
-    const key = `${route.name} ${rl.requestsPerSecond} ${rl.burst}`;
-    let l = this.limiters.get(key);
-    if (!l) {
-      // `burst` points refilled over burst/requestsPerSecond seconds ≈ the configured rate with bursts.
-      const opts = { points: rl.burst, duration: Math.max(1, Math.round(rl.burst / rl.requestsPerSecond)) };
-      l = this.shared
-        ? new lib.RateLimiterRedis({
-            ...opts,
-            storeClient: this.shared.client,
-            keyPrefix: this.shared.key('rate'),
-            rejectIfRedisNotReady: true,
-          })
-        : new lib.RateLimiterMemory(opts);
-      this.limiters.set(key, l);
-    }
-    return l;
+  private async load(): Promise<TokenBuckets> {
+    const { MemoryBuckets } = await import('./token-bucket.js');
+    if (!this.shared) return (this.buckets = new MemoryBuckets(this.options.clock));
+    const { RedisBuckets } = await import('../state/rate-buckets.js');
+    return (this.buckets = new RedisBuckets(this.shared));
   }
 
   /** Admits one call from `caller` on `route`, or throws RATE_LIMITED. */
   async admit(route: RouteConfig, caller: string): Promise<void> {
-    if (!route.rateLimit) return;
-    // awaited once per process: later calls find the library loaded
-    const lib = (limiterLibrary ??= await import('rate-limiter-flexible'));
-    const l = this.limiter(route, lib);
-    if (!l) return;
-    const key = route.rateLimit?.perCaller ? `${route.name}|${caller}` : route.name;
+    const rl = route.rateLimit;
+    if (!rl) return;
+    // loaded once per gateway: later calls find the buckets there
+    const buckets = this.buckets ?? (await (this.loading ??= this.load()));
+    const key = rl.perCaller ? `${route.name}|${caller}` : route.name;
+    let taken: Taken;
     try {
-      await l.consume(key);
-      if (this.storeDown) {
-        this.storeDown = false;
-        this.log?.info('rate limits: the shared counters in redis are in use again');
-      }
+      taken = await buckets.take(key, rl);
     } catch (e) {
-      if (e instanceof lib.RateLimiterRes)
-        throw exhausted(`rate limit of route "${route.name}" exceeded`, e.msBeforeNext);
       if (!this.shared) throw e;
       this.storeFailed(e);
       if (this.shared.config.rateLimitFailure === 'closed')
         throw exhausted(`rate limit of route "${route.name}" cannot be checked now (its store is unavailable)`, 1000);
+      return;
     }
+    if (this.storeDown) {
+      this.storeDown = false;
+      this.log?.info('rate limits: the shared buckets in redis are in use again');
+    }
+    if (!taken.admitted) throw exhausted(`rate limit of route "${route.name}" exceeded`, taken.retryMs);
   }
 
   private storeFailed(e: unknown): void {

@@ -43,7 +43,9 @@ const FEATURE_ONLY = [
   '/node_modules/@grpc/reflection/',
   '/node_modules/@grpc/proto-loader/',
   '/protobufjs/',
-  '/node_modules/rate-limiter-flexible/',
+  // the rate limits' token buckets, in memory and in Redis
+  '/dist/core/token-bucket.js',
+  '/dist/state/rate-buckets.js',
   '/node_modules/jose/',
   '/dist/admin/console.js',
   // the admin listener's framework: the public listener is node:http

@@ -1,8 +1,11 @@
 // Rate and concurrency limits per route and per caller, answered in each
 // caller's binding (429 + Retry-After / RESOURCE_EXHAUSTED / a JSON-RPC error,
 // all with google.rpc.RetryInfo), and the gateway serving again afterwards.
-// No test depends on how fast calls run: the limits that must refuse have
-// windows of 40 s, and what must pass again is awaited, not slept for.
+// The limit is a token bucket: its refusals say when the next token comes
+// (not the end of a window), and a caller who waits that long is served. No
+// test depends on how fast calls run: the limits that must refuse refill one
+// token in 20 s, and a refusal is awaited, never slept for. (The exact counts
+// and delays, on a clock the test moves: test/unit/rate-limit.test.ts.)
 import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
@@ -20,14 +23,15 @@ const gw = await startGateway(
       name: `rl-${slug(b)}`,
       match: { pathPrefix: `/rl-${slug(b)}`, tenant: `rl-${slug(b)}` },
       upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const },
-      // a burst of 2 in a 40 s window: the third call is refused however slowly the calls run
+      // a burst of 2, then a token each 20 s: the third call is refused however slowly the calls run
       rateLimit: { requestsPerSecond: 0.05, burst: 2 },
     })),
     {
       name: 'refill',
       match: { pathPrefix: '/refill', tenant: 'refill' },
       upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const, tenant: 'clear' as const },
-      rateLimit: { requestsPerSecond: 1, burst: 1 },
+      // a token each 250 ms, 2 at most: a fixed window of 2 calls would be 1 s long
+      rateLimit: { requestsPerSecond: 4, burst: 2 },
     },
     {
       name: 'per-caller',
@@ -52,6 +56,9 @@ t.teardown(async () => {
 
 const retryInfo = (d: Array<Record<string, unknown>> | undefined) =>
   d?.find((x) => x['@type'] === 'type.googleapis.com/google.rpc.RetryInfo');
+/** The RetryInfo's delay in seconds (NaN without one). */
+const delayOf = (d: Array<Record<string, unknown>> | undefined) =>
+  Number(/^([\d.]+)s$/.exec(String(retryInfo(d)?.retryDelay))?.[1]);
 
 t.test('a rate limit, in every binding', async (tt) => {
   for (const inbound of BINDINGS) {
@@ -72,25 +79,33 @@ t.test('a rate limit, in every binding', async (tt) => {
       `${inbound}: refused`,
     );
     tt.match(retryInfo(limited.details), { retryDelay: /^\d+(\.\d+)?s$/ }, `${inbound}: with RetryInfo`);
+    const delay = delayOf(limited.details);
+    // the bucket was full a moment ago: its next token is at most 20 s away (a 40 s window would say ~40)
+    tt.ok(delay > 10 && delay <= 20, `${inbound}: the next token comes in ${delay} s, within one 20 s interval`);
   }
   const res = await request(`${gw.httpUrl}/rl-rest/rl-rest/tasks/x`, { headers: { 'a2a-version': '1.0' } });
   await res.body.dump();
   tt.equal(res.statusCode, 429);
   tt.match(res.headers['retry-after'], /^\d+$/, 'REST: Retry-After');
+  const after = Number(res.headers['retry-after']);
+  tt.ok(after > 10 && after <= 20, `REST: Retry-After ${after} s, the time to the next token`);
 });
 
-t.test('served again after the window', async (tt) => {
+t.test('refused until the next token, which is one interval away, not a window', async (tt) => {
   const call = () =>
     CALLERS.JSONRPC(gw, 'SendMessage', { message: userMessage('refill') }, { tenant: 'refill', prefix: '/refill' });
-  // One call per 1 s window: call until one is refused, then until one is served.
-  const refused = await waitFor(async () => {
-    const r = await call();
-    return r.ok ? undefined : r;
-  }, 'a call over the limit');
-  tt.equal(refused.code, CATALOGUE.RATE_LIMITED.jsonRpc, 'refused over the limit');
-  const delay = Number(/^([\d.]+)s$/.exec(String(retryInfo(refused.details)?.retryDelay))?.[1]);
-  tt.ok(delay > 0 && delay <= 1, `RetryInfo says when: ${delay} s, within the 1 s window`);
-  tt.ok(await waitFor(async () => (await call()).ok, 'a call served again'), 'served again once the window passed');
+  for (let round = 1; round <= 3; round++) {
+    // three calls at once: the bucket holds two tokens at most, so one is refused (awaited, however slow)
+    const refused = await waitFor(
+      async () => (await Promise.all([call(), call(), call()])).find((r) => !r.ok),
+      'a refusal',
+    );
+    tt.equal(refused.code, CATALOGUE.RATE_LIMITED.jsonRpc, `round ${round}: refused over the limit`);
+    const delay = delayOf(refused.details);
+    tt.ok(delay > 0 && delay <= 0.25, `round ${round}: the next token in ${delay} s, within one 250 ms interval`);
+    const again = await waitFor(async () => (await call()).ok, 'a call served again');
+    tt.ok(again, `round ${round}: served again`);
+  }
 });
 
 t.test('per caller on a route without authentication: the peer address, never an unverified credential', async (tt) => {

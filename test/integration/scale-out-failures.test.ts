@@ -196,4 +196,13 @@ t.test('a global rate limit holds across two gateways', async (tt) => {
     results.slice(4).every((r) => r.code === -32064),
     'then RATE_LIMITED on both',
   );
+  // a token each 1,000 s: the refusals name the next token, not the end of a 4,000 s window
+  const delays = results
+    .slice(4)
+    .map((r) => r.details?.find((d) => String(d['@type']).endsWith('RetryInfo'))?.retryDelay)
+    .map((d) => Number(/^([\d.]+)s$/.exec(String(d))?.[1]));
+  tt.ok(
+    delays.every((d) => d > 900 && d <= 1000),
+    `the next token in at most 1,000 s: ${delays.join(', ')}`,
+  );
 });
