@@ -250,7 +250,11 @@ export async function main(
     flushThenExit(log, 2, dest);
     return undefined;
   }
-  installLifecycle(gateway, log, config.shutdownGraceMs, parsed.configFile, dest, parsed.overrides);
+  installLifecycle(gateway, log, config.shutdownGraceMs, parsed.configFile, dest, parsed.overrides, (next) => {
+    // a reloaded log.level is the level of every line from now on (the call lines' logger too)
+    log.level = next.logLevel;
+    accessLog.level = next.logLevel;
+  });
   signals.release();
   return gateway;
 }

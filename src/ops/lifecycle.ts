@@ -64,11 +64,20 @@ export function installLifecycle(
   dest?: LogDestination,
   /** The command line's settings over the file (`--redis`): a reloaded file gets them too. */
   overrides: Partial<GatewayConfig> = {},
+  /** What else a reloaded configuration changes (the log level), once the gateway took it. */
+  applied?: (config: GatewayConfig) => void,
 ): void {
+  // the grace period of the configuration in force when the signal comes
+  let grace = graceMs;
   const watcher = configFile
     ? new ConfigWatch({
         ...configFile,
-        apply: (c) => gateway.reload({ ...c, ...overrides }),
+        apply: (c) => {
+          const next = { ...c, ...overrides };
+          gateway.reload(next);
+          grace = next.shutdownGraceMs;
+          applied?.(next);
+        },
         log,
         metrics: gateway.metrics,
         state: gateway.configState,
@@ -85,7 +94,7 @@ export function installLifecycle(
     stopping = true;
     log.info({ signal }, 'shutting down');
     watcher?.close();
-    gateway.drain(graceMs).then(
+    gateway.drain(grace).then(
       () => flushThenExit(log, 0, dest),
       (e: unknown) => {
         log.error({ err: (e as Error).message }, 'shutdown failed');

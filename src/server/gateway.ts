@@ -264,6 +264,10 @@ export async function startGateway(
         log.warn('listen.tls was added or removed: that takes a restart; the listeners keep their current mode');
       if (JSON.stringify(next.state) !== JSON.stringify(config.state))
         log.warn('state.redis changed: that takes a restart; the gateway keeps its current shared state');
+      for (const key of ['trustedProxies', 'tracing'] as const) {
+        if (JSON.stringify(next[key]) !== JSON.stringify(config[key]))
+          log.warn(`${key} changed: that takes a restart; the gateway keeps the current one`);
+      }
       table.swap(next);
       endpoints.retain(next.routes);
       checker.watch(next.routes);

@@ -295,6 +295,36 @@ t.test('drain on SIGTERM: unary calls finish, streams end with an error event, e
   await tt.rejects(request(`http://${p.http}/healthz`), 'no longer accepting');
 });
 
+t.test('a reload applies shutdownGraceMs and log.level too', async (tt) => {
+  // a grace no test waits out: only the reloaded one can end the drain
+  const p = await startGatewayProcess(tt.testdir(), config({ shutdownGraceMs: 600_000 }));
+  tt.teardown(() => p.stop('SIGKILL'));
+  const stream = streamRest(
+    gw(p),
+    'SendStreamingMessage',
+    { message: userMessage('hold') },
+    { tenant: 'up-jsonrpc', prefix: '/up-jsonrpc' },
+  );
+  await until(() => agent.openCalls() > 0);
+  p.writeConfig(config({ shutdownGraceMs: 50, log: { level: 'warn' } }));
+  await p.logLine((l) => l.msg === 'configuration reloaded');
+  const reloadedAt = p.logs.length;
+  tt.ok(
+    (await CALLERS.JSONRPC(gw(p), 'GetTask', { id: 'nope' }, { tenant: 'up-jsonrpc', prefix: '/up-jsonrpc' })).code,
+  );
+  p.child.kill('SIGTERM');
+  // a warn line: written at the reloaded level, after the reloaded grace
+  await p.logLine((l) => String(l.msg).startsWith('grace period over'));
+  const [s, code] = await Promise.all([stream, p.exited]);
+  tt.match(s.error?.message, 'shutting down', 'the stream ended at the reloaded grace');
+  tt.equal(code, 0);
+  tt.same(
+    p.logs.slice(reloadedAt).filter((l) => l.msg === 'call' || l.level === 30),
+    [],
+    'no info line after the reload to warn: no call line, no "shutting down"',
+  );
+});
+
 t.test('two replicas share no task state', async (tt) => {
   const dir = tt.testdir({ a: {}, b: {} });
   const [a, b] = await Promise.all([
