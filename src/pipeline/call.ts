@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import type { ResolvedUpstream } from '../card/upstream-card.js';
 import type { Binding, ProtocolVersion, RouteConfig } from '../config/types.js';
 import type { Envelope } from '../core/envelope.js';
+import type { A2AError } from '../errors/a2a-error.js';
 import type { AnyRequest, AnyResponse, MethodInfo } from '../core/methods.js';
 import type { StreamResponse } from '../gen/a2a_pb.js';
 import type { RequestView, Wire } from '../http/request.js';
@@ -23,8 +24,11 @@ export type Answer =
   /** gRPC pass-through: the upstream's message bytes (unary) or messages (stream). */
   | { kind: 'relayUnary'; bytes: Buffer }
   | { kind: 'relayStream'; messages: AsyncIterable<Buffer> }
-  /** HTTP pass-through: the upstream's status, the headers passed back, and the body (whole when small, else to pipe). */
-  | { kind: 'relayHttp'; status: number; headers: Record<string, string>; body: Readable | Buffer };
+  /**
+   * HTTP pass-through: the upstream's status, the headers passed back, and the body (whole when small, else to pipe);
+   * `error`: what a successful HTTP answer carries in its binding's form (a JSON-RPC error object), for log and metrics.
+   */
+  | { kind: 'relayHttp'; status: number; headers: Record<string, string>; body: Readable | Buffer; error?: A2AError };
 
 /** Where a pass-through sends the caller's request: the route's upstream, its pools, and the headers to send. */
 export interface RelayTarget {

@@ -17,6 +17,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { maskBytes, routeSecrets } from '../core/secrets.js';
+import type { A2AError } from '../errors/a2a-error.js';
 import type { Answer, RelayTarget } from '../pipeline/call.js';
 import { transportFailure } from './http-pool.js';
 import { requestPulled } from './pulled-answer.js';
@@ -48,6 +49,8 @@ export interface HttpRelayRequest {
   body: Buffer | undefined;
   /** Caller headers passed on as they came (content-type, accept). */
   passed: Record<string, string>;
+  /** The error an answer gathered whole with HTTP 200 carries in the binding's own form (JSON-RPC), if any. */
+  errorIn?: (body: Buffer) => A2AError | undefined;
 }
 
 function passedBack(from: IncomingHttpHeaders): Record<string, string> {
@@ -86,12 +89,15 @@ export function forwardHttp(target: RelayTarget, req: HttpRelayRequest): Promise
   ).then((answer): Answer => {
     // the route's own credential for the agent, echoed back in an answer gathered whole, is masked (same length: the
     // Content-Length and a JSON text stay valid); a piped answer goes as it comes
-    const own = Buffer.isBuffer(answer.body) ? routeSecrets(target.route) : [];
+    const whole = Buffer.isBuffer(answer.body) ? answer.body : undefined;
+    const own = whole ? routeSecrets(target.route) : [];
+    const error = whole && answer.status === 200 ? req.errorIn?.(whole) : undefined;
     return {
       kind: 'relayHttp',
       status: answer.status,
       headers: passedBack(answer.headers),
-      body: own.length > 0 ? maskBytes(answer.body as Buffer, own) : answer.body,
+      body: own.length > 0 ? maskBytes(whole!, own) : answer.body,
+      ...(error ? { error } : {}),
     };
   });
 }

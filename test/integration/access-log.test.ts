@@ -27,11 +27,19 @@ const sink = new Writable({
 const agent = await startEchoAgent({ bindings: BINDINGS });
 const gw = await startGateway(
   gatewayConfig(
-    BINDINGS.map((b) => ({
-      name: `to-${b}`,
-      match: { tenant: `t-${slug(b)}` },
-      upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' as const },
-    })),
+    [
+      ...BINDINGS.map((b) => ({
+        name: `to-${b}`,
+        match: { tenant: `t-${slug(b)}` },
+        upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' as const },
+      })),
+      {
+        name: 'pt',
+        match: { pathPrefix: '/pt' },
+        upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' as const },
+        passThrough: true,
+      },
+    ],
     { admin: { host: '127.0.0.1', port: 0 } },
   ),
   pino({ level: 'debug' }, sink),
@@ -151,6 +159,23 @@ t.test('errors, no route, unparseable: logged and counted in the same shape', as
     { status: g.code, outcome: 'TASK_NOT_FOUND', inbound: 'GRPC' },
     'gRPC error: its status code in the line',
   );
+});
+
+t.test("a JSON-RPC pass-through's error answer (HTTP 200) is logged and counted as its error", async (tt) => {
+  const res = await request(`${gw.httpUrl}/pt`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'none' } }),
+  });
+  tt.equal(res.statusCode, 200);
+  tt.match(((await res.body.json()) as { error?: { code: number } }).error, { code: -32001 }, 'relayed as it came');
+  tt.match(
+    await lineOf(String(res.headers['x-request-id'])),
+    { route: 'pt', passThrough: true, outcome: 'TASK_NOT_FOUND' },
+    'the line says what the agent answered',
+  );
+  const metrics = await (await request(`${gw.adminUrl}/metrics`)).body.text();
+  tt.match(metrics, /a2a_gateway_calls_total\{route="pt",method="GetTask",[^}]*outcome="TASK_NOT_FOUND"[^}]*\} 1/);
 });
 
 t.test('a JSON-RPC batch of non-objects, a body that is one: each item logged and counted', async (tt) => {

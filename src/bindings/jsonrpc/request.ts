@@ -13,7 +13,18 @@ import type { HttpCall } from '../../http/request.js';
 import type { InboundRequest } from '../../pipeline/call.js';
 import { ProtoJsonError, type JsonObject } from '../../proto/json.js';
 import type { LongStrings } from '../../proto/json-in.js';
+import { topLevelValues } from '../../http/top-level-keys.js';
 import { forwardHttp, upstreamUrl } from '../../upstream/http-forward.js';
+import { readErrorObject } from './wire.js';
+
+/**
+ * The error object of a relayed JSON-RPC answer (HTTP 200 like its results), read by its top-level keys only, for the
+ * call's log line and metrics; a batch answer (an array) or a result is none.
+ */
+function errorIn(body: Buffer): A2AError | undefined {
+  const errors = topLevelValues(body, 'error');
+  return errors && errors.length > 0 ? readErrorObject(errors[errors.length - 1]) : undefined;
+}
 
 /** `name`: the method as the caller wrote it (`v03`: a 0.3 name, read through the bridge). */
 export function jsonRpcRequest(
@@ -51,7 +62,7 @@ export function jsonRpcRequest(
             };
             const accept = http.header('accept');
             if (accept !== undefined) passed.accept = accept;
-            return forwardHttp(target, { method: 'POST', path: `${u.pathname}${u.search}`, body, passed });
+            return forwardHttp(target, { method: 'POST', path: `${u.pathname}${u.search}`, body, passed, errorIn });
           },
         }),
   };

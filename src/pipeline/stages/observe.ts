@@ -224,7 +224,8 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
               ? 'TASK_NOT_FOUND'
               : 'METHOD_NOT_FOUND'
             : nameFromHttp(answer.status);
-        const err = answer.status >= 400 ? A2AError.of(name, `upstream HTTP ${answer.status}`) : undefined;
+        const err =
+          answer.error ?? (answer.status >= 400 ? A2AError.of(name, `upstream HTTP ${answer.status}`) : undefined);
         if (!call.method.streaming) {
           watchBody(answer.body, () => finish(call, span, err, 0));
           return answer;
