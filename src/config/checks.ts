@@ -35,6 +35,18 @@ function prefixProblem(prefix: string | undefined): string | undefined {
 
 const exposed = (r: RouteConfig): readonly Binding[] => (r.card.bindings.length > 0 ? r.card.bindings : BINDINGS);
 
+/**
+ * card.bindings of GRPC alone on a route gRPC cannot reach (it has no path: only a host, a tenant or the root reach
+ * a route): no call of any binding ever matches it, and its card would name no interface.
+ */
+function grpcOnlyUnreachable(r: RouteConfig, i: number): Problem[] {
+  const grpcOnly = r.card.bindings.length > 0 && r.card.bindings.every((b) => b === 'GRPC');
+  if (!grpcOnly || r.tenant !== undefined || r.hosts.length > 0 || r.pathPrefix === '') return [];
+  const message =
+    'never matches: card.bindings allows only GRPC, and gRPC has no path: a route with a path prefix needs match.hosts or match.tenant for it';
+  return [{ path: `/routes/${i}/card/bindings`, message }];
+}
+
 /** Router order is specificity, then config order: `a` takes every call `b` could match, on every binding. */
 function shadows(a: RouteConfig, b: RouteConfig): boolean {
   if (a.pathPrefix !== b.pathPrefix || a.tenant !== b.tenant) return false;
@@ -171,6 +183,7 @@ export function semanticProblems(
     for (const p of r.upstream.allowedHosts.concat(r.hosts))
       if (p.includes('/')) out.push({ path: `/routes/${i}`, message: `"${p}" is not a host name` });
     out.push(...endpointProblems(r, raw, i));
+    out.push(...grpcOnlyUnreachable(r, i));
   });
   return out;
 }

@@ -102,8 +102,9 @@ t.test('config checks: each problem one line, exit 2', async (t) => {
     'dots.yaml': JSON.stringify({ routes: [route('a', '/a/../admin'), route('b', '/b//c')] }),
     'split.yaml': JSON.stringify({
       routes: [
-        { ...route('a', '/a'), card: { bindings: ['JSONRPC', 'HTTP+JSON'] } },
-        { ...route('b', '/a/'), card: { bindings: ['GRPC'] } },
+        // behind a tenant: gRPC (no path) reaches a prefixed route only so
+        { ...route('a', '/a'), match: { pathPrefix: '/a', tenant: 't' }, card: { bindings: ['JSONRPC', 'HTTP+JSON'] } },
+        { ...route('b', '/a/'), match: { pathPrefix: '/a/', tenant: 't' }, card: { bindings: ['GRPC'] } },
       ],
     }),
   });

@@ -4,7 +4,8 @@
 // proto, package a2a.v1), turned into the same 1.0 envelope by the bridge
 // (compat/v0_3), and answered in 0.3's form: the 0.3 response message with
 // the status a 0.3 server uses, 0.3 stream events, and `{code, message,
-// data}` error bodies with 0.3's HTTP statuses.
+// data}` error bodies with 0.3's HTTP statuses. A body that is not JSON by
+// its Content-Type is ContentTypeNotSupported, as on 1.0 REST.
 import { eventToV03Proto, requestFromV03Proto, responseToV03Proto } from '../../compat/v0_3/proto-dialect.js';
 import { restErrorToV03 } from '../../compat/v0_3/errors.js';
 import type { V03MethodInfo } from '../../compat/v0_3/methods.js';
@@ -12,13 +13,15 @@ import { methodInfo } from '../../core/methods.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import { errorHeaders } from '../../http/error-headers.js';
 import { parseJsonBody } from '../../http/json-body.js';
-import { relayedAnswer, type HttpAnswer, type HttpCall } from '../../http/request.js';
+import { mediaType, relayedAnswer, type HttpAnswer, type HttpCall } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
 import type { Answer, InboundRequest } from '../../pipeline/call.js';
 import { isObject, ProtoJsonError, type JsonObject } from '../../proto/json.js';
 import { matchV03RestPath, v03RestRequest } from './paths-v0_3.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
+/** The request bodies read (as the 1.0 REST inbound reads them); another is ContentTypeNotSupported. */
+const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
 
 /** The 0.3 operation at this path, with how to read its request; undefined when the path is none. */
 export function v03Operation(
@@ -40,6 +43,10 @@ export function v03Operation(
             info.method === 'SendStreamingMessage' ||
             info.method === 'CreateTaskPushNotificationConfig')
         ) {
+          // as the 1.0 REST inbound reads bodies (0.3 clients send application/json)
+          if (!JSON_TYPES.has(mediaType(http.header('content-type')))) {
+            throw A2AError.of('CONTENT_TYPE_NOT_SUPPORTED', 'request bodies must be application/json');
+          }
           const parsed = parseJsonBody(http.body);
           if (!isObject(parsed)) {
             throw A2AError.invalidParams([{ field: 'body', description: 'expected a JSON object' }]);

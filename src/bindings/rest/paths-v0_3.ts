@@ -56,13 +56,32 @@ function historyLength(query: URLSearchParams): JsonObject {
   return v !== null && /^\d+$/.test(v) ? { historyLength: Number(v) } : {};
 }
 
-/** The 0.3 request message (ProtoJSON) a REST call stands for. */
+/** The list's paging, in the query as the 0.3 http rule puts a GET's other fields (0.3.14 clients send none). */
+function paging(query: URLSearchParams): JsonObject {
+  const size = query.get('pageSize') ?? query.get('page_size');
+  const token = query.get('pageToken') ?? query.get('page_token');
+  return {
+    ...(size !== null && /^\d+$/.test(size) ? { pageSize: Number(size) } : {}),
+    ...(token ? { pageToken: token } : {}),
+  };
+}
+
+/**
+ * The 0.3 request message (ProtoJSON) a REST call stands for. Each id becomes one segment of a 0.3 resource name
+ * ("tasks/{id}"): one holding a "/" (sent as %2F) would name another resource, and is InvalidParams naming it.
+ */
 export function v03RestRequest(
   method: MethodName,
   ids: string[],
   query: URLSearchParams,
   body: JsonObject,
 ): JsonObject {
+  ids.forEach((id, i) => {
+    if (id.includes('/')) {
+      const description = 'an id containing "/" has no A2A 0.3 resource name';
+      throw A2AError.invalidParams([{ field: i === 0 ? 'id' : 'configId', description }]);
+    }
+  });
   const task = `tasks/${ids[0] ?? ''}`;
   switch (method) {
     case 'SendMessage':
@@ -73,7 +92,7 @@ export function v03RestRequest(
     case 'CreateTaskPushNotificationConfig':
       return { ...body, parent: task };
     case 'ListTaskPushNotificationConfigs':
-      return { parent: task };
+      return { parent: task, ...paging(query) };
     case 'GetTaskPushNotificationConfig':
     case 'DeleteTaskPushNotificationConfig':
       return { name: `${task}/pushNotificationConfigs/${ids[1] ?? ''}` };

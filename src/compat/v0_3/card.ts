@@ -171,13 +171,16 @@ export function cardFromV03Proto(json: unknown): JsonObject {
 
 // --- 1.0 → 0.3 ---------------------------------------------------------------
 
-const DEFAULT_PORT: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443' };
+const DEFAULT_PORT: ReadonlyMap<string, string> = new Map([
+  ['http:', '80'],
+  ['https:', '443'],
+]);
 
 /** "host:port" of a URL or of a bare gRPC "host:port" target; undefined when unreadable. */
 function hostPort(u: string): string | undefined {
   try {
     const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(u) ? u : `grpc://${u}`);
-    return `${url.hostname.toLowerCase()}:${url.port || DEFAULT_PORT[url.protocol] || ''}`;
+    return `${url.hostname.toLowerCase()}:${url.port || DEFAULT_PORT.get(url.protocol) || ''}`;
   } catch {
     return undefined;
   }

@@ -84,27 +84,27 @@ export function errorFromV03(obj: unknown): A2AError {
 // --- REST --------------------------------------------------------------------
 
 /** HTTP status of an A2A or JSON-RPC error toward a 0.3 REST caller (the gateway's own errors keep theirs). */
-const V03_HTTP: Partial<Record<ErrorName, number>> = {
-  PARSE_ERROR: 400,
-  INVALID_REQUEST: 400,
-  INVALID_PARAMS: 400,
-  METHOD_NOT_FOUND: 404,
-  INTERNAL_ERROR: 500,
-  TASK_NOT_FOUND: 404,
-  TASK_NOT_CANCELABLE: 409,
-  PUSH_NOTIFICATION_NOT_SUPPORTED: 400,
-  UNSUPPORTED_OPERATION: 400,
+const V03_HTTP: ReadonlyMap<ErrorName, number> = new Map<ErrorName, number>([
+  ['PARSE_ERROR', 400],
+  ['INVALID_REQUEST', 400],
+  ['INVALID_PARAMS', 400],
+  ['METHOD_NOT_FOUND', 404],
+  ['INTERNAL_ERROR', 500],
+  ['TASK_NOT_FOUND', 404],
+  ['TASK_NOT_CANCELABLE', 409],
+  ['PUSH_NOTIFICATION_NOT_SUPPORTED', 400],
+  ['UNSUPPORTED_OPERATION', 400],
   // 0.3.14 answers these with its default 500; they are the caller's errors (400, as 1.3.0's legacy server)
-  CONTENT_TYPE_NOT_SUPPORTED: 400,
-  EXTENDED_AGENT_CARD_NOT_CONFIGURED: 400,
-  EXTENSION_SUPPORT_REQUIRED: 400,
-  VERSION_NOT_SUPPORTED: 400,
-  INVALID_AGENT_RESPONSE: 500,
-};
+  ['CONTENT_TYPE_NOT_SUPPORTED', 400],
+  ['EXTENDED_AGENT_CARD_NOT_CONFIGURED', 400],
+  ['EXTENSION_SUPPORT_REQUIRED', 400],
+  ['VERSION_NOT_SUPPORTED', 400],
+  ['INVALID_AGENT_RESPONSE', 500],
+]);
 
 /** The 0.3 REST answer for an error: status and `{code, message, data?}` body (application/json). */
 export function restErrorToV03(err: A2AError): { status: number; body: JsonObject } {
-  return { status: V03_HTTP[err.errorName] ?? err.row.http, body: errorToV03(err) };
+  return { status: V03_HTTP.get(err.errorName) ?? err.row.http, body: errorToV03(err) };
 }
 
 function parseBody(body: unknown): unknown {
@@ -135,26 +135,26 @@ export function restErrorFromV03(status: number, body: unknown): A2AError {
 
 // --- gRPC --------------------------------------------------------------------
 
-const V03_GRPC_BY_CODE: Readonly<Record<number, number>> = {
-  [-32001]: GRPC_CODES.NOT_FOUND,
-  [-32002]: GRPC_CODES.FAILED_PRECONDITION,
-  [-32003]: GRPC_CODES.UNIMPLEMENTED,
-  [-32004]: GRPC_CODES.UNIMPLEMENTED,
-  [-32005]: GRPC_CODES.INVALID_ARGUMENT,
-  [-32006]: GRPC_CODES.INTERNAL,
-  [-32007]: GRPC_CODES.FAILED_PRECONDITION,
-  [-32008]: GRPC_CODES.FAILED_PRECONDITION,
-  [-32009]: GRPC_CODES.FAILED_PRECONDITION,
-  [-32700]: GRPC_CODES.INVALID_ARGUMENT,
-  [-32600]: GRPC_CODES.INVALID_ARGUMENT,
-  [-32601]: GRPC_CODES.UNIMPLEMENTED,
-  [-32602]: GRPC_CODES.INVALID_ARGUMENT,
-  [-32603]: GRPC_CODES.INTERNAL,
-};
+const V03_GRPC_BY_CODE: ReadonlyMap<number, number> = new Map([
+  [-32001, GRPC_CODES.NOT_FOUND],
+  [-32002, GRPC_CODES.FAILED_PRECONDITION],
+  [-32003, GRPC_CODES.UNIMPLEMENTED],
+  [-32004, GRPC_CODES.UNIMPLEMENTED],
+  [-32005, GRPC_CODES.INVALID_ARGUMENT],
+  [-32006, GRPC_CODES.INTERNAL],
+  [-32007, GRPC_CODES.FAILED_PRECONDITION],
+  [-32008, GRPC_CODES.FAILED_PRECONDITION],
+  [-32009, GRPC_CODES.FAILED_PRECONDITION],
+  [-32700, GRPC_CODES.INVALID_ARGUMENT],
+  [-32600, GRPC_CODES.INVALID_ARGUMENT],
+  [-32601, GRPC_CODES.UNIMPLEMENTED],
+  [-32602, GRPC_CODES.INVALID_ARGUMENT],
+  [-32603, GRPC_CODES.INTERNAL],
+]);
 
 /** The gRPC status code toward a 0.3 gRPC caller (the 0.3 table; the gateway's own errors keep the catalogue's). */
 export function grpcCodeToV03(err: A2AError): number {
-  return V03_GRPC_BY_CODE[err.row.jsonRpc] ?? GRPC_CODES[err.row.grpc];
+  return V03_GRPC_BY_CODE.get(err.row.jsonRpc) ?? GRPC_CODES[err.row.grpc];
 }
 
 const PUSH_METHODS: ReadonlySet<string> = new Set([

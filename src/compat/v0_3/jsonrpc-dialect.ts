@@ -9,14 +9,27 @@
 // `final: true` on terminal and interrupted states. Methods are named either
 // way: a 1.0 MethodName or a 0.3 JSON-RPC name. Untrusted 0.3 input that does
 // not fit throws a ProtoJsonError (the caller answers InvalidParams, or
-// InvalidAgentResponse for an upstream's answer); ListTasks has no 0.3 form
-// (UNSUPPORTED_OPERATION).
+// InvalidAgentResponse for an upstream's answer); a 1.0 answer with no 0.3
+// form (a part without content) is INVALID_AGENT_RESPONSE; ListTasks has no
+// 0.3 form (UNSUPPORTED_OPERATION). 0.3 has no paging: list answers the
+// agent's first page (docs/bridge.md).
 import { methodInfo, type AnyRequest, type AnyResponse, type MethodName } from '../../core/methods.js';
 import { A2AError } from '../../errors/a2a-error.js';
 import { StreamResponseSchema, type StreamResponse } from '../../gen/a2a_pb.js';
 import { readJson, writeJson } from '../../proto/json.js';
 import { cardFromV03, cardToV03, v03EndpointsOf, type V03Endpoints } from './card.js';
-import { bad, compact, isObject, optInt, optObject, optString, reqArray, reqObject, reqString } from './common.js';
+import {
+  bad,
+  compact,
+  isObject,
+  optInt,
+  optObject,
+  optString,
+  reqArray,
+  reqObject,
+  reqString,
+  writtenForV03,
+} from './common.js';
 import type { Json, JsonObject } from './common.js';
 import {
   artifactUpdateToV03,
@@ -129,6 +142,10 @@ export function requestToV03(method: string, request: AnyRequest): JsonObject | 
 export function resultToV03(method: string, response: AnyResponse, opts: { endpoints?: V03Endpoints } = {}): Json {
   const m = method1(method);
   if (m === 'SendStreamingMessage' || m === 'SubscribeToTask') return eventToV03(response as StreamResponse);
+  return writtenForV03(`${m} answer`, () => resultOf(m, response, opts));
+}
+
+function resultOf(m: MethodName, response: AnyResponse, opts: { endpoints?: V03Endpoints }): Json {
   const r = json1('response', m, response);
   switch (m) {
     case 'SendMessage':
@@ -168,10 +185,12 @@ export function resultFromV03(method: string, result: unknown): AnyResponse {
       break;
     case 'CreateTaskPushNotificationConfig':
     case 'GetTaskPushNotificationConfig':
-      json = taskPushConfigToV1(result, '(result)');
+      json = taskPushConfigToV1(result, '(result)', true);
       break;
     case 'ListTaskPushNotificationConfigs':
-      json = { configs: reqArray(result, '(result)').map((c, i) => taskPushConfigToV1(c, `(result)[${i}]`)) };
+      json = {
+        configs: reqArray(result, '(result)').map((c, i) => taskPushConfigToV1(c, `(result)[${i}]`, true)),
+      };
       break;
     case 'GetExtendedAgentCard':
       json = cardFromV03(reqObject(result, '(result)'));
@@ -188,12 +207,14 @@ function isMessage(o: JsonObject): boolean {
 
 /** A 1.0 stream event → the `result` of a 0.3 JSON-RPC SSE frame (also the 0.3 push-notification body). */
 export function eventToV03(event: StreamResponse): JsonObject {
-  const j = writeJson(StreamResponseSchema, event) as JsonObject;
-  if (isObject(j.task)) return taskToV03(j.task);
-  if (isObject(j.message)) return messageToV03(j.message);
-  if (isObject(j.statusUpdate)) return statusUpdateToV03(j.statusUpdate);
-  if (isObject(j.artifactUpdate)) return artifactUpdateToV03(j.artifactUpdate);
-  return bad('(event)', 'a 1.0 stream event with no payload has no 0.3 form');
+  return writtenForV03('stream event', () => {
+    const j = writeJson(StreamResponseSchema, event) as JsonObject;
+    if (isObject(j.task)) return taskToV03(j.task);
+    if (isObject(j.message)) return messageToV03(j.message);
+    if (isObject(j.statusUpdate)) return statusUpdateToV03(j.statusUpdate);
+    if (isObject(j.artifactUpdate)) return artifactUpdateToV03(j.artifactUpdate);
+    return bad('(event)', 'a 1.0 stream event with no payload has no 0.3 form');
+  });
 }
 
 /** A 0.3 stream event (`kind`-discriminated; `final` dropped) → 1.0 StreamResponse. */

@@ -167,7 +167,7 @@ export function artifactToV03(a: JsonObject): JsonObject {
 
 export function statusToV1(v: unknown, field: string): JsonObject {
   const s = reqObject(v, field);
-  const state = STATE_TO_V1[reqString(s.state, at(field, 'state'))];
+  const state = STATE_TO_V1.get(reqString(s.state, at(field, 'state')));
   if (!state) bad(at(field, 'state'), `unknown task state "${String(s.state)}"`);
   return compact({
     state,
@@ -178,7 +178,7 @@ export function statusToV1(v: unknown, field: string): JsonObject {
 
 export function statusToV03(s: JsonObject | undefined): JsonObject {
   return compact({
-    state: STATE_FROM_V1[typeof s?.state === 'string' ? s.state : ''] ?? 'unknown',
+    state: STATE_FROM_V1.get(typeof s?.state === 'string' ? s.state : '') ?? 'unknown',
     message: isObject(s?.message) ? messageToV03(s.message) : undefined,
     timestamp: nonEmpty(s?.timestamp),
   });

@@ -6,6 +6,7 @@
 // @a2a-js/sdk 1.3.0 does); configuration.pushNotificationConfig ⇄
 // taskPushNotificationConfig; blocking ⇄ returnImmediately.
 import {
+  bad,
   compact,
   isObject,
   nonEmpty,
@@ -24,18 +25,30 @@ import { messageToV03, messageToV1 } from './jsonrpc-objects.js';
 
 // --- push-notification configs (§4, WN §Push Notification Operations) ------
 
-/** 0.3 PushNotificationConfig {id?, url, token?, authentication?{schemes[], credentials?}} → 1.0 flattened fields. */
-export function pushConfigToV1(v: unknown, field: string): JsonObject {
+/**
+ * 0.3 PushNotificationConfig {id?, url, token?, authentication?{schemes[], credentials?}} → 1.0 flattened fields.
+ * 1.0 has one scheme: several 0.3 schemes keep the first (as @a2a-js/sdk 1.3.0 does). 0.3 may list none (its
+ * schema requires only the list): with no credentials either the block says nothing and is left out; credentials
+ * without a scheme are refused naming `schemes` in a request (1.0 sends them as `Authorization: {scheme}
+ * {credentials}`: dropped, the agent's calls would fail at the webhook), kept as they are in an agent's `answer`.
+ */
+export function pushConfigToV1(v: unknown, field: string, answer = false): JsonObject {
   const c = reqObject(v, field);
   const auth = optObject(c.authentication, at(field, 'authentication'));
   const schemes = optStrings(auth?.schemes, at(field, 'authentication.schemes')) ?? [];
-  const credentials = optString(auth?.credentials, at(field, 'authentication.credentials'));
+  const credentials = nonEmpty(optString(auth?.credentials, at(field, 'authentication.credentials')));
+  const scheme = nonEmpty(schemes[0]);
+  if (credentials !== undefined && scheme === undefined && !answer) {
+    bad(
+      at(field, 'authentication.schemes'),
+      'credentials need a scheme (A2A 1.0 sends "Authorization: {scheme} {credentials}")',
+    );
+  }
   return compact({
     id: optString(c.id, at(field, 'id')),
     url: reqString(c.url, at(field, 'url')),
     token: optString(c.token, at(field, 'token')),
-    // 1.0 has one scheme: several 0.3 schemes keep the first (as @a2a-js/sdk 1.3.0 does)
-    authentication: auth ? compact({ scheme: schemes[0], credentials }) : undefined,
+    authentication: scheme || credentials ? compact({ scheme, credentials }) : undefined,
   });
 }
 
@@ -52,11 +65,11 @@ export function pushConfigToV03(c: JsonObject): JsonObject {
 }
 
 /** 0.3 TaskPushNotificationConfig {taskId, pushNotificationConfig} → 1.0 TaskPushNotificationConfig. */
-export function taskPushConfigToV1(v: unknown, field: string): JsonObject {
+export function taskPushConfigToV1(v: unknown, field: string, answer = false): JsonObject {
   const c = reqObject(v, field);
   return {
     taskId: reqString(c.taskId, at(field, 'taskId')),
-    ...pushConfigToV1(c.pushNotificationConfig, at(field, 'pushNotificationConfig')),
+    ...pushConfigToV1(c.pushNotificationConfig, at(field, 'pushNotificationConfig'), answer),
   };
 }
 

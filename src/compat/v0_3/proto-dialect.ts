@@ -29,7 +29,8 @@ import {
 } from '../../gen/a2a/v1/a2a_pb.js';
 import { readJson, writableJson, writeJson } from '../../proto/json.js';
 import { cardFromV03Proto, cardToV03Proto, v03EndpointsOf, type V03Endpoints } from './card.js';
-import { bad, compact, configName, idsOfConfigName, isObject, reqObject, taskIdOfName, taskName } from './common.js';
+import { bad, compact, configName, idsOfConfigName, idsOfCreate, isObject, reqObject } from './common.js';
+import { taskIdOfName, taskName, writtenForV03 } from './common.js';
 import type { Json, JsonObject } from './common.js';
 import {
   artifactUpdateToV03,
@@ -129,10 +130,9 @@ function createFromV03(raw: JsonObject): JsonObject {
   const parent = shaped ? r.parent : raw.parent;
   const pnc = config.pushNotificationConfig;
   if (!isObject(pnc)) bad(shaped ? 'config.pushNotificationConfig' : 'pushNotificationConfig', 'required');
-  const fromName = /\/pushNotificationConfigs\/([^/]+)$/.exec(str(config.name))?.[1];
-  const taskId = taskIdOfName(typeof parent === 'string' && parent !== '' ? parent : config.name, 'parent');
+  const { taskId, configId } = idsOfCreate(parent, config.name, shaped ? 'config.name' : 'name');
   const inner = pushConfigToV1(P.pushConfigFromProto(pnc), 'pushNotificationConfig');
-  return compact({ taskId, ...inner, id: str(inner.id) || str(r.configId) || fromName });
+  return compact({ taskId, ...inner, id: str(inner.id) || str(r.configId) || configId || undefined });
 }
 
 /** The 1.0 request → a 0.3 proto request (canonical ProtoJSON) toward a 0.3 upstream; tenant dropped. */
@@ -184,6 +184,10 @@ export function responseToV03Proto(
 ): JsonObject {
   const m = v03Info(method);
   if (m.streaming) return eventToV03Proto(response as StreamResponse);
+  return writtenForV03(`${m.method} answer`, () => responseBody(m, response, opts));
+}
+
+function responseBody(m: V03MethodInfo, response: AnyResponse, opts: { endpoints?: V03Endpoints }): JsonObject {
   const r = writeJson(methodInfo(m.method).responseSchema, response) as JsonObject;
   let out: JsonObject;
   switch (m.method) {
@@ -241,6 +245,7 @@ export function responseFromV03Proto(method: string, json: unknown): AnyResponse
       v1 = taskPushConfigToV1(
         P.taskPushConfigFromProto(norm(m.responseSchema, json, '(response)'), '(response)'),
         '(response)',
+        true,
       );
       break;
     case 'ListTaskPushNotificationConfigs': {
@@ -249,7 +254,7 @@ export function responseFromV03Proto(method: string, json: unknown): AnyResponse
         : norm(m.responseSchema, json, '(response)');
       const configs = (Array.isArray(r.configs) ? r.configs : []).map((c, i) => {
         const one = norm(PushConfigV03, c, `configs[${i}]`);
-        return taskPushConfigToV1(P.taskPushConfigFromProto(one, `configs[${i}]`), `configs[${i}]`);
+        return taskPushConfigToV1(P.taskPushConfigFromProto(one, `configs[${i}]`), `configs[${i}]`, true);
       });
       v1 = compact({ configs, nextPageToken: r.nextPageToken });
       break;
@@ -265,15 +270,17 @@ export function responseFromV03Proto(method: string, json: unknown): AnyResponse
 
 /** A 1.0 stream event → a 0.3 StreamResponse (ProtoJSON), `final` set on terminal and interrupted states. */
 export function eventToV03Proto(event: StreamResponse): JsonObject {
-  const j = writeJson(StreamResponseSchema, event) as JsonObject;
-  let out: JsonObject;
-  if (isObject(j.task)) out = { task: P.taskToProto(taskToV03(j.task)) };
-  else if (isObject(j.message)) out = { message: P.messageToProto(messageToV03(j.message)) };
-  else if (isObject(j.statusUpdate)) out = { statusUpdate: P.statusUpdateToProto(statusUpdateToV03(j.statusUpdate)) };
-  else if (isObject(j.artifactUpdate))
-    out = { artifactUpdate: P.artifactUpdateToProto(artifactUpdateToV03(j.artifactUpdate)) };
-  else return bad('(event)', 'a 1.0 stream event with no payload has no 0.3 form');
-  return norm(v03Of('SendStreamingMessage').responseSchema, out, '(event)');
+  return writtenForV03('stream event', () => {
+    const j = writeJson(StreamResponseSchema, event) as JsonObject;
+    let out: JsonObject;
+    if (isObject(j.task)) out = { task: P.taskToProto(taskToV03(j.task)) };
+    else if (isObject(j.message)) out = { message: P.messageToProto(messageToV03(j.message)) };
+    else if (isObject(j.statusUpdate)) out = { statusUpdate: P.statusUpdateToProto(statusUpdateToV03(j.statusUpdate)) };
+    else if (isObject(j.artifactUpdate))
+      out = { artifactUpdate: P.artifactUpdateToProto(artifactUpdateToV03(j.artifactUpdate)) };
+    else return bad('(event)', 'a 1.0 stream event with no payload has no 0.3 form');
+    return norm(v03Of('SendStreamingMessage').responseSchema, out, '(event)');
+  });
 }
 
 /** A 0.3 StreamResponse (ProtoJSON; `final` dropped) → the 1.0 StreamResponse. */

@@ -23,7 +23,7 @@ import {
   isObject,
   nonEmpty,
   nonEmptyList,
-  taskIdOfName,
+  idsOfConfigResource,
   type Json,
   type JsonObject,
   at,
@@ -78,7 +78,7 @@ function statusFromProto(s: JsonObject | undefined, field: string): JsonObject {
   const state = str(s?.state);
   return compact({
     // the 1.0 spelling TASK_STATE_CANCELED is read too
-    state: state === 'TASK_STATE_CANCELED' ? 'canceled' : (PROTO_STATE_TO_RPC[state ?? ''] ?? 'unknown'),
+    state: state === 'TASK_STATE_CANCELED' ? 'canceled' : (PROTO_STATE_TO_RPC.get(state ?? '') ?? 'unknown'),
     message: obj(s?.message) ? messageFromProto(s!.message as JsonObject, at(field, 'message')) : undefined,
     timestamp: nonEmpty(s?.timestamp),
   });
@@ -137,11 +137,8 @@ export function taskPushConfigFromProto(c: JsonObject, field: string): JsonObjec
   const pnc = obj(c.pushNotificationConfig);
   if (!pnc) bad(at(field, 'pushNotificationConfig'), 'required');
   const inner = pushConfigFromProto(pnc);
-  const fromName = /\/pushNotificationConfigs\/([^/]+)$/.exec(str(c.name) ?? '')?.[1];
-  return {
-    taskId: taskIdOfName(c.name, at(field, 'name')),
-    pushNotificationConfig: compact({ ...inner, id: nonEmpty(inner.id) ?? fromName }),
-  };
+  const { taskId, configId } = idsOfConfigResource(c.name, at(field, 'name'));
+  return { taskId, pushNotificationConfig: compact({ ...inner, id: nonEmpty(inner.id) ?? nonEmpty(configId) }) };
 }
 
 export function configurationFromProto(c: JsonObject): JsonObject {
@@ -183,7 +180,7 @@ function artifactToProto(a: JsonObject): JsonObject {
 
 function statusToProto(s: JsonObject | undefined): JsonObject {
   return compact({
-    state: RPC_STATE_TO_PROTO[str(s?.state) ?? ''] ?? 'TASK_STATE_UNSPECIFIED',
+    state: RPC_STATE_TO_PROTO.get(str(s?.state) ?? '') ?? 'TASK_STATE_UNSPECIFIED',
     message: obj(s?.message) ? messageToProto(s!.message as JsonObject) : undefined,
     timestamp: s?.timestamp,
   });

@@ -16,16 +16,16 @@ const scopes = (v: Json | undefined): JsonObject => (isObject(v) ? v : {});
 
 /** 0.3 OAuth flows, in the order the first present one is kept. */
 const FLOW_ORDER = ['authorizationCode', 'clientCredentials', 'implicit', 'password'] as const;
-const FLOW_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  authorizationCode: ['authorizationUrl', 'tokenUrl', 'refreshUrl'],
-  clientCredentials: ['tokenUrl', 'refreshUrl'],
-  implicit: ['authorizationUrl', 'refreshUrl'],
-  password: ['tokenUrl', 'refreshUrl'],
-};
+const FLOW_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['authorizationCode', ['authorizationUrl', 'tokenUrl', 'refreshUrl']],
+  ['clientCredentials', ['tokenUrl', 'refreshUrl']],
+  ['implicit', ['authorizationUrl', 'refreshUrl']],
+  ['password', ['tokenUrl', 'refreshUrl']],
+]);
 
 function flowCopy(kind: string, f: JsonObject): JsonObject {
   const out: JsonObject = {};
-  for (const k of FLOW_FIELDS[kind] ?? []) {
+  for (const k of FLOW_FIELDS.get(kind) ?? []) {
     const v = nonEmpty(f[k]);
     if (v !== undefined) out[k] = v;
   }
