@@ -13,6 +13,7 @@ import { Readable } from 'node:stream';
 import { create, isFieldSet, type DescMessage } from '@bufbuild/protobuf';
 import type { RouteConfig } from '../../config/types.js';
 import type { ResolvedUpstream } from '../../card/upstream-card.js';
+import { holdToHistoryLength } from '../../compat/v0_3/history-limit.js';
 import type { Envelope } from '../../core/envelope.js';
 import { mapEvents } from '../../core/event-stream.js';
 import { withIdleTimeout, type FirstEvent } from '../../core/idle-timeout.js';
@@ -131,12 +132,7 @@ function firstEvent(call: Call, route: RouteConfig, to: ResolvedUpstream, waited
  * stream (a timeout, the caller leaving) ends the agent's: the gRPC relay's return() cancels its call, and a relayed
  * body is destroyed with the stream read from it (a pending read of it would otherwise wait for its next bytes).
  */
-function relayedStream(
-  answer: Answer,
-  route: RouteConfig,
-  first: FirstEvent | undefined,
-  release: () => void,
-): Answer {
+function relayedStream(answer: Answer, route: RouteConfig, first: FirstEvent | undefined, release: () => void): Answer {
   const idle = route.streamIdleTimeoutMs;
   if (answer.kind === 'relayStream') {
     const timed = withIdleTimeout(answer.messages, idle, undefined, first);
@@ -212,6 +208,7 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
       const response = await client.unary(env, call.signal);
       metrics.upstreamTime(route.name, call.method.name, to.binding, Number(process.hrtime.bigint() - t0) / 1e9);
       checkAnswer(call.method, response);
+      if (to.version === '0.3') holdToHistoryLength(call.method.name, env.request.value!, response);
       return { kind: 'unary', response };
     }
     const abort = new AbortController();
