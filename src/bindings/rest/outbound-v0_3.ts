@@ -23,6 +23,7 @@ function idsOf(request: Record<string, unknown>): { task: string; config: string
 const WITH_BODY = new Set(['SendMessage', 'SendStreamingMessage', 'CreateTaskPushNotificationConfig']);
 
 export const REST_V03: RestDialect = {
+  contentType: 'application/json',
   request(env, info) {
     const v03 = v03Of(info.name);
     const request = requestOf(env) as unknown as Record<string, unknown>;

@@ -47,6 +47,8 @@ function queryString(json: JsonObject, skip: Set<string>): string {
 
 /** What differs between A2A versions on REST: paths and bodies, answers, stream events and errors. */
 export interface RestDialect {
+  /** The Content-Type of request bodies: application/a2a+json in 1.0 (§11.1), application/json in 0.3. */
+  contentType: string;
   /** The request for the method, its path below the upstream's base path. */
   request(env: Envelope, info: MethodInfo): { verb: string; path: string; body?: JsonBody };
   /** A 2xx answer's JSON (undefined: no body) → the typed response; `strings`: long strings left out of its parse. */
@@ -59,6 +61,7 @@ export interface RestDialect {
 
 /** A2A 1.0: a2a.proto's google.api.http rules (§11.3), ProtoJSON bodies, google.rpc.Status errors (§11.6). */
 export const REST_V1: RestDialect = {
+  contentType: A2A_JSON,
   request(env, info) {
     const out = outboundJson(info.requestSchema, requestOf(env));
     const json = out.json as JsonObject;
@@ -110,7 +113,7 @@ export class RestUpstream implements UpstreamClient {
       headers: {
         ...upstreamHeaders(env.serviceParameters),
         accept,
-        ...(r.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(r.body !== undefined ? { 'content-type': this.dialect.contentType } : {}),
       },
       ...(r.body !== undefined ? { body: r.body } : {}),
     };
