@@ -84,7 +84,8 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
         this.waiting = undefined;
         this.settle = undefined;
         this.first = false;
-        if (r.done) this.finish(r === GRACE_OVER); // the agent's call returned (aborted) only when it did not end
+        if (r.done)
+          this.finish(r === GRACE_OVER); // the agent's call returned (aborted) only when it did not end
         else if (this.final?.is(r.value)) this.afterFinal = true;
         return this.finished ? DONE : r;
       },
