@@ -91,12 +91,14 @@ export function forwardHttp(target: RelayTarget, req: HttpRelayRequest): Promise
     // Content-Length and a JSON text stay valid); a piped answer goes as it comes
     const whole = Buffer.isBuffer(answer.body) ? answer.body : undefined;
     const own = whole ? routeSecrets(target.route) : [];
-    const error = whole && answer.status === 200 ? req.errorIn?.(whole) : undefined;
+    const body = whole && own.length > 0 ? maskBytes(whole, own) : answer.body;
+    // (read from the masked body: its message goes into the log line)
+    const error = Buffer.isBuffer(body) && answer.status === 200 ? req.errorIn?.(body) : undefined;
     return {
       kind: 'relayHttp',
       status: answer.status,
       headers: passedBack(answer.headers),
-      body: own.length > 0 ? maskBytes(whole!, own) : answer.body,
+      body,
       ...(error ? { error } : {}),
     };
   });

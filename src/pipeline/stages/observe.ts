@@ -224,8 +224,12 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
               ? 'TASK_NOT_FOUND'
               : 'METHOD_NOT_FOUND'
             : nameFromHttp(answer.status);
-        const err =
-          answer.error ?? (answer.status >= 400 ? A2AError.of(name, `upstream HTTP ${answer.status}`) : undefined);
+        // an error the answer carries has the agent's text: redacted as any error the caller could have put there
+        const err = answer.error
+          ? failure(call, answer.error)
+          : answer.status >= 400
+            ? A2AError.of(name, `upstream HTTP ${answer.status}`)
+            : undefined;
         if (!call.method.streaming) {
           watchBody(answer.body, () => finish(call, span, err, 0));
           return answer;
