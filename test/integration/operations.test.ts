@@ -253,6 +253,18 @@ t.test('reload: atomic file replace and SIGHUP, valid and invalid, with metrics'
   tt.ok(await until(async () => (await send('/hup')).ok), 'SIGHUP reloads too');
 });
 
+/** A REST stream the echo agent holds open ("hold"), once the agent has it. */
+async function heldStream(p: GatewayProcess) {
+  const stream = streamRest(
+    gw(p),
+    'SendStreamingMessage',
+    { message: userMessage('hold') },
+    { tenant: 'up-jsonrpc', prefix: '/up-jsonrpc' },
+  );
+  await until(() => agent.openCalls() > 0);
+  return { result: stream };
+}
+
 t.test('drain on SIGTERM: unary calls finish, streams end with an error event, exit 0', async (tt) => {
   const p = await startGatewayProcess(
     tt.testdir(),
@@ -261,13 +273,7 @@ t.test('drain on SIGTERM: unary calls finish, streams end with an error event, e
       { name: 'slow', match: { pathPrefix: '/slow' }, upstream: { url: `${slow.url}/rpc`, binding: 'JSONRPC' } },
     ]),
   );
-  const stream = streamRest(
-    gw(p),
-    'SendStreamingMessage',
-    { message: userMessage('hold') },
-    { tenant: 'up-jsonrpc', prefix: '/up-jsonrpc' },
-  );
-  await until(() => agent.openCalls() > 0);
+  const stream = await heldStream(p);
   const unary = CALLERS.JSONRPC(
     gw(p),
     'SendMessage',
@@ -280,7 +286,7 @@ t.test('drain on SIGTERM: unary calls finish, streams end with an error event, e
   // a repeated SIGTERM (npm or an init forwarding the group's signal) must not cut the drain
   p.child.kill('SIGTERM');
   releaseSlow();
-  const [u, s, code] = await Promise.all([unary, stream, p.exited]);
+  const [u, s, code] = await Promise.all([unary, stream.result, p.exited]);
   tt.equal(u.ok, true, 'the unary call in flight finished');
   tt.equal(((u.result?.message as JsonObject)?.parts as JsonObject[])?.[0]?.text, 'late but here');
   tt.same(
@@ -299,13 +305,7 @@ t.test('a reload applies shutdownGraceMs and log.level too', async (tt) => {
   // a grace no test waits out: only the reloaded one can end the drain
   const p = await startGatewayProcess(tt.testdir(), config({ shutdownGraceMs: 600_000 }));
   tt.teardown(() => p.stop('SIGKILL'));
-  const stream = streamRest(
-    gw(p),
-    'SendStreamingMessage',
-    { message: userMessage('hold') },
-    { tenant: 'up-jsonrpc', prefix: '/up-jsonrpc' },
-  );
-  await until(() => agent.openCalls() > 0);
+  const stream = await heldStream(p);
   p.writeConfig(config({ shutdownGraceMs: 50, log: { level: 'warn' } }));
   await p.logLine((l) => l.msg === 'configuration reloaded');
   const reloadedAt = p.logs.length;
@@ -315,7 +315,7 @@ t.test('a reload applies shutdownGraceMs and log.level too', async (tt) => {
   p.child.kill('SIGTERM');
   // a warn line: written at the reloaded level, after the reloaded grace
   await p.logLine((l) => String(l.msg).startsWith('grace period over'));
-  const [s, code] = await Promise.all([stream, p.exited]);
+  const [s, code] = await Promise.all([stream.result, p.exited]);
   tt.match(s.error?.message, 'shutting down', 'the stream ended at the reloaded grace');
   tt.equal(code, 0);
   tt.same(
