@@ -31,16 +31,25 @@ export function withoutAddresses(text: string): string {
 }
 
 /**
- * Query parameters named for a credential: a password (ioredis takes `?password=` and `?sentinelPassword=`), a
- * secret, a token, an API key. A user name is no secret: it stays, as in a URL's userinfo.
+ * Query parameters named for a credential, anywhere in the name: a password (ioredis takes `?password=` and
+ * `?sentinelPassword=`), a secret (`secretKey`), a token, a key (`api_key`, `access_key`), a signature (`sig`,
+ * Azure SAS), `auth`, a credential. A user name is no secret: it stays, as in a URL's userinfo. Masking a harmless
+ * parameter whose name holds one of these words costs a console reader a value, never a secret.
  */
-const CREDENTIAL_PARAM = /(?:password|passwd|pwd|secret|token|(?:^|api[-_]?)key)$/i;
+const CREDENTIAL_WORD = /pass|pwd|secret|token|auth|cred/;
+/** A key or a signature as a word of the name (`access_key`, `apikey`, `x-amz-signature`, `sig`), not `monkey`. */
+const KEY_OR_SIGNATURE = /(?:^|[-_.]|api|access|private)key|(?:^|[-_.])sig(?:nature)?(?:$|[-_.])/;
+
+function namesCredential(name: string): boolean {
+  const lower = name.toLowerCase();
+  return CREDENTIAL_WORD.test(lower) || KEY_OR_SIGNATURE.test(lower) || /[a-z]Key/.test(name);
+}
 
 const paramName = (pair: string): string => [...new URLSearchParams(pair).keys()][0] ?? '';
 
 function maskedPair(pair: string, mask: string): string {
   const eq = pair.indexOf('=');
-  return eq >= 0 && CREDENTIAL_PARAM.test(paramName(pair)) ? `${pair.slice(0, eq)}=${mask}` : pair;
+  return eq >= 0 && namesCredential(paramName(pair)) ? `${pair.slice(0, eq)}=${mask}` : pair;
 }
 
 /** A URL's query ("?a=b&…", as written) with the values of its credential parameters replaced by `mask`. */
@@ -55,7 +64,7 @@ export function queryCredentials(u: URL): string[] {
   const out: string[] = [];
   for (const p of u.search.slice(1).split('&')) {
     const eq = p.indexOf('=');
-    if (eq < 0 || !CREDENTIAL_PARAM.test(paramName(p))) continue;
+    if (eq < 0 || !namesCredential(paramName(p))) continue;
     out.push(p.slice(eq + 1), ...new URLSearchParams(p).values());
   }
   return out;

@@ -170,6 +170,9 @@ t.test('masked config: a password in a URL query (ioredis reads ?password=), a t
   );
   t.equal(maskUrl('redis://redis:6379/?password=a%20b%26c'), 'redis://redis:6379/?password=[REDACTED]', 'as written');
   t.equal(maskUrl('http://a/p?q=1&monkey=2'), 'http://a/p?q=1&monkey=2', 'a URL without credentials as it is');
+  for (const name of ['access_key', 'secretKey', 'sig', 'x-amz-signature', 'auth', 'apikey', 'client_credential']) {
+    t.equal(maskUrl(`http://a/p?${name}=v1&v=2`), `http://a/p?${name}=[REDACTED]&v=2`, `${name} masked`);
+  }
 });
 
 t.test('the last errors: newest first, OK calls left out, bounded', async (t) => {
