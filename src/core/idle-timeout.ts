@@ -29,8 +29,8 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
   private waiting: ((e: Error) => void) | undefined;
   /** Settles that pull (with GRACE_OVER when the grace after a final event is over). */
   private settle: ((r: IteratorResult<T>) => void) | undefined;
-  /** An event that ends the stream by the spec has passed: the next ones get `final.graceMs`. */
-  private afterFinal = false;
+  /** When the grace after an event that ends the stream by the spec is over (Date.now() ms; 0: none yet). */
+  private graceEnds = 0;
   /** No event has come yet: the pull waits for the first one (bounded by `firstEvent`). */
   private first = true;
 
@@ -49,7 +49,7 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
   private readonly fire = (): void => {
     if (this.waiting === undefined) return; // the caller held the last event this long: the next pull re-arms
     this.abort?.abort();
-    if (this.afterFinal) return this.settle!(GRACE_OVER);
+    if (this.graceEnds > 0) return this.settle!(GRACE_OVER);
     this.waiting(
       this.first && this.firstEvent !== undefined
         ? A2AError.of('UPSTREAM_TIMEOUT', `upstream did not answer within ${this.firstEvent.timeoutMs} ms`)
@@ -60,13 +60,21 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
   /** One pull at a time (as `for await` pulls). */
   next(): Promise<IteratorResult<T>> {
     if (this.finished) return Promise.resolve(DONE);
+    if (this.graceEnds > 0 && Date.now() >= this.graceEnds) {
+      // the grace is over even for an agent that sends without pause: ended as the timer would end it
+      this.abort?.abort();
+      this.finish(true);
+      return Promise.resolve(DONE);
+    }
     this.it ??= this.source[Symbol.asyncIterator]();
     // the first event's limit, then the idle one (one timer, re-armed per pull while its limit stays the same)
-    const limit = this.afterFinal
-      ? this.final!.graceMs
-      : this.first && this.firstEvent !== undefined
-        ? this.firstEvent.leftMs
-        : this.idleMs;
+    // after a final event, what is left of its grace (events that follow do not extend it)
+    const limit =
+      this.graceEnds > 0
+        ? Math.max(1, this.graceEnds - Date.now())
+        : this.first && this.firstEvent !== undefined
+          ? this.firstEvent.leftMs
+          : this.idleMs;
     if (this.timer && this.timerMs === limit) this.timer.refresh();
     else {
       clearTimeout(this.timer);
@@ -86,7 +94,7 @@ class IdleTimeoutStream<T> implements AsyncIterableIterator<T> {
         this.first = false;
         if (r.done)
           this.finish(r === GRACE_OVER); // the agent's call returned (aborted) only when it did not end
-        else if (this.final?.is(r.value)) this.afterFinal = true;
+        else if (this.graceEnds === 0 && this.final?.is(r.value)) this.graceEnds = Date.now() + this.final.graceMs;
         return this.finished ? DONE : r;
       },
       (e: unknown) => {

@@ -126,3 +126,38 @@ t.test('after the first event the idle limit applies, not the first-event one', 
     seen.push(e);
   tt.same(seen, [0, 1], 'both events and a clean end');
 });
+
+t.test('after a final event: ended cleanly once its grace is over, however fast the agent goes on', async (tt) => {
+  let returned = false;
+  async function* flooding(): AsyncGenerator<string> {
+    try {
+      yield 'final';
+      for (;;) {
+        await new Promise((r) => setImmediate(r));
+        yield 'more';
+      }
+    } finally {
+      returned = true;
+    }
+  }
+  const abort = new AbortController();
+  const final = { is: (e: string) => e === 'final', graceMs: 30 };
+  const seen: string[] = [];
+  for await (const e of withIdleTimeout(flooding(), 60_000, abort, undefined, final)) seen.push(e);
+  tt.equal(seen[0], 'final');
+  tt.ok(seen.length > 1, 'what came within the grace passed');
+  tt.ok(abort.signal.aborted && returned, "then the agent's call was aborted and its stream returned, with no error");
+});
+
+t.test('after a final event: an agent that ends its stream within the grace ends it itself', async (tt) => {
+  async function* polite(): AsyncGenerator<string> {
+    yield 'final';
+    yield 'snapshot';
+  }
+  const abort = new AbortController();
+  const seen: string[] = [];
+  const final = { is: (e: string) => e === 'final', graceMs: 60_000 };
+  for await (const e of withIdleTimeout(polite(), 60_000, abort, undefined, final)) seen.push(e);
+  tt.same(seen, ['final', 'snapshot']);
+  tt.notOk(abort.signal.aborted, 'nothing aborted');
+});
