@@ -136,7 +136,11 @@ export function configFromArgs(argv: string[]): {
     grpcPort: port(values['grpc-port'], config.grpcPort, '--grpc-port'),
     logLevel: values['log-level'] ?? config.logLevel,
   };
-  const overrides: Partial<GatewayConfig> = values.redis !== undefined ? { state: redisState(values.redis) } : {};
+  // what the command line sets wins over the file at every reload too
+  const overrides: Partial<GatewayConfig> = {
+    ...(values.redis !== undefined ? { state: redisState(values.redis) } : {}),
+    ...(values['log-level'] !== undefined ? { logLevel: values['log-level'] } : {}),
+  };
   config = { ...config, ...overrides };
   const clash = listenerProblems(config);
   if (clash.length > 0) throw new ConfigError(clash.map((p) => `${p.path.slice(1).replace('/', '.')}: ${p.message}`));
