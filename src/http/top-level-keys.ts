@@ -50,10 +50,12 @@ function skipSpace(b: Buffer, at: number): number {
 
 /**
  * The values of every top-level key of the JSON object in `b` that equals `key` ignoring case (escapes decoded), in
- * order, each parsed; undefined when `b` is not a JSON object as this reading goes.
+ * order, each parsed; undefined when `b` is not a JSON object as this reading goes. With `until`, the reading stops
+ * at a key equal to it (its value is not walked): what was found before it.
  */
-export function topLevelValues(b: Buffer, key: string): unknown[] | undefined {
+export function topLevelValues(b: Buffer, key: string, until?: string): unknown[] | undefined {
   const want = key.toLowerCase();
+  const stop = until?.toLowerCase();
   const out: unknown[] = [];
   let i = skipSpace(b, 0);
   if (b[i] !== 0x7b) return undefined;
@@ -66,9 +68,10 @@ export function topLevelValues(b: Buffer, key: string): unknown[] | undefined {
       if (keyEnd < 0) return undefined;
       // a key of the wanted length, or with escapes (its text is longer than what it says): decoded and compared
       const raw = b.subarray(i, keyEnd);
-      const named =
-        (raw.length === want.length + 2 || raw.includes(BACKSLASH)) &&
-        (JSON.parse(raw.toString('utf8')) as string).toLowerCase() === want;
+      const escaped = raw.includes(BACKSLASH);
+      const text = (): string => (JSON.parse(raw.toString('utf8')) as string).toLowerCase();
+      if (stop !== undefined && (raw.length === stop.length + 2 || escaped) && text() === stop) return out;
+      const named = (raw.length === want.length + 2 || escaped) && text() === want;
       i = skipSpace(b, keyEnd);
       if (b[i] !== 0x3a) return undefined;
       i = skipSpace(b, i + 1);

@@ -22,7 +22,8 @@ import { readErrorObject } from './wire.js';
  * call's log line and metrics; a batch answer (an array) or a result is none.
  */
 function errorIn(body: Buffer): A2AError | undefined {
-  const errors = topLevelValues(body, 'error');
+  // an answer has `result` or `error`: a result's value (most of the body) is never walked
+  const errors = topLevelValues(body, 'error', 'result');
   return errors && errors.length > 0 ? readErrorObject(errors[errors.length - 1]) : undefined;
 }
 
