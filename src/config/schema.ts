@@ -174,7 +174,8 @@ export const CONFIG_SCHEMA = {
           minimum: 1,
           maximum: MAX_TIMER_MS,
           default: DEFAULT_LIMITS.bodyTimeoutMs,
-          description: 'Longest pause while a request body is read: 408 REQUEST_TIMEOUT, connection closed.',
+          description:
+            'Longest pause while a request body is read: 408 REQUEST_TIMEOUT, connection closed. gRPC: the request message must arrive whole within it (REQUEST_TIMEOUT, the stream reset).',
         },
         headersTimeoutMs: {
           type: 'integer',
@@ -190,6 +191,13 @@ export const CONFIG_SCHEMA = {
           default: DEFAULT_LIMITS.idleTimeoutMs,
           description:
             'Idle HTTP keep-alive connections, HTTP/2 sessions and gRPC connections (one without its preface too) are closed after this.',
+        },
+        grpcStreamsPerConnection: {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULT_LIMITS.grpcStreamsPerConnection,
+          description:
+            'Calls open at once on one gRPC connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS); a caller with more waits for one to end.',
         },
       },
     },

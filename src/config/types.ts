@@ -246,12 +246,14 @@ export interface GatewayLimits {
   upstreamConnections: number;
   /** Streams open per upstream origin, on connections of their own; more is UPSTREAM_OVERLOADED at once. */
   upstreamStreams: number;
-  /** Longest pause while a request body is read (nginx client_body_timeout): 408, connection closed. */
+  /** Longest pause while a request body is read (nginx client_body_timeout): 408, connection closed; gRPC: the time to receive the whole request. */
   bodyTimeoutMs: number;
   /** Time to receive a request's headers (nginx client_header_timeout; Node's headersTimeout). */
   headersTimeoutMs: number;
   /** An HTTP keep-alive connection, HTTP/2 session or gRPC connection with no call open for this long is closed (also one that never sends its HTTP/2 preface). */
   idleTimeoutMs: number;
+  /** Calls open at once on one gRPC connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; Envoy's edge default). */
+  grpcStreamsPerConnection: number;
 }
 
 /** nginx and Envoy defaults where they have one (docs/security.md says which). */
@@ -263,6 +265,7 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   bodyTimeoutMs: 60_000,
   headersTimeoutMs: 60_000,
   idleTimeoutMs: 75_000,
+  grpcStreamsPerConnection: 100,
 };
 
 export function limitsOf(config: GatewayConfig): GatewayLimits {

@@ -219,7 +219,7 @@ export const WHEN = {
   LOOP_DETECTED:
     'the call already passed through this gateway (its own id in the Via header): an upstream or a card interface leads back to the gateway',
   REQUEST_TIMEOUT:
-    'the request body paused for longer than limits.bodyTimeoutMs (default 60 s); the connection is closed',
+    'the request body paused for longer than limits.bodyTimeoutMs (default 60 s); the connection is closed. gRPC: the request message not whole within it (the stream is reset); logged, too, for a call whose deadline had passed before it was handled (a plain DEADLINE_EXCEEDED, nothing sent upstream)',
   UNAUTHENTICATED:
     'missing or invalid credentials on a route with `auth` (ErrorInfo metadata `wwwAuthenticate`; the `WWW-Authenticate` header on HTTP, JSON-RPC too), or passed on from an upstream that answered UNAUTHENTICATED / 401',
   PERMISSION_DENIED: 'passed on from an upstream that answered PERMISSION_DENIED / 403',

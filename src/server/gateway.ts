@@ -42,6 +42,7 @@ import { RouteTable } from '../routing/generation.js';
 import { UpstreamBudgets, UpstreamRegistry, type ClientFactories } from '../upstream/registry.js';
 import { ListenerCertificates } from '../tls/listener-certificates.js';
 import { trackConnections } from './connections.js';
+import { bindGrpc, createGrpcServer } from './grpc-listener.js';
 import { buildHttpServer } from './http.js';
 
 /**
@@ -84,12 +85,6 @@ const UPSTREAM_CLIENTS: ClientFactories = {
   'HTTP+JSON': { '1.0': (t, u) => new RestUpstream(t, u), '0.3': (t, u) => new RestUpstream(t, u, REST_V03) },
   GRPC: { '1.0': (t, u) => new GrpcUpstream(t, u), '0.3': (t, u) => new GrpcUpstream(t, u, GRPC_V03) },
 };
-
-function bindGrpc(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port)));
-  });
-}
 
 export function hostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
@@ -162,15 +157,8 @@ export async function startGateway(
   const health = new Health(table, cards, endpoints);
   void store.start(config.routes).then(() => health.update());
 
-  const grpcServer = new grpc.Server({
-    'grpc.max_receive_message_length': Math.max(...config.routes.map((r) => r.maxBodyBytes)),
-    // Ping idle callers so dead peers of long streams are noticed (§10.7).
-    'grpc.keepalive_time_ms': 120_000,
-    'grpc.keepalive_timeout_ms': 20_000,
-    // A connection with no call open this long is closed — one that never sent its HTTP/2 preface too.
-    'grpc.max_connection_idle_ms': limitsOf(config).idleTimeoutMs,
-  });
   const grpcInbound = new GrpcInbound(pipeline, table);
+  const grpcServer = createGrpcServer(config, grpcInbound);
   for (const { definition, handlers } of grpcInbound.services()) grpcServer.addService(definition, handlers);
   health.addTo(grpcServer);
   if (config.grpcReflection) addReflection(grpcServer, log);
@@ -178,6 +166,7 @@ export async function startGateway(
     grpcServer,
     hostPort(config.host, config.grpcPort),
     certificates?.grpcCredentials() ?? grpc.ServerCredentials.createInsecure(),
+    log,
   );
 
   // without an admin listener the public one answers the probes; /metrics only on an admin listener

@@ -63,6 +63,7 @@ const small = await startGateway(
       bodyTimeoutMs: 60_000,
       headersTimeoutMs: 60_000,
       idleTimeoutMs: 75_000,
+      grpcStreamsPerConnection: 100,
     },
   }),
   pino({ level: 'silent' }),

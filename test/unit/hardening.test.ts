@@ -164,14 +164,21 @@ t.test('every added limit is a config field with a default', async (tt) => {
     bodyTimeoutMs: 60_000,
     headersTimeoutMs: 60_000,
     idleTimeoutMs: 75_000,
+    grpcStreamsPerConnection: 100,
   });
   tt.equal(defaults.routes[0]!.maxResponseBytes, 16 * 1024 * 1024, 'maxResponseBytes: 16 MiB');
   tt.equal(defaults.routes[0]!.upstream.allowPlaintextInterfaces, false, 'no downgrade by default');
   const set = parseConfig(
-    `limits: { maxBatchItems: 5, upstreamStreams: 10, idleTimeoutMs: 1000 }\nroutes: [{ name: a, upstream: { url: "http://x:1", allowPlaintextInterfaces: true }, maxResponseBytes: 1024 }]`,
+    `limits: { maxBatchItems: 5, upstreamStreams: 10, idleTimeoutMs: 1000, grpcStreamsPerConnection: 20 }\nroutes: [{ name: a, upstream: { url: "http://x:1", allowPlaintextInterfaces: true }, maxResponseBytes: 1024 }]`,
     't.yaml',
   );
-  tt.same(limitsOf(set), { ...DEFAULT_LIMITS, maxBatchItems: 5, upstreamStreams: 10, idleTimeoutMs: 1000 });
+  tt.same(limitsOf(set), {
+    ...DEFAULT_LIMITS,
+    maxBatchItems: 5,
+    upstreamStreams: 10,
+    idleTimeoutMs: 1000,
+    grpcStreamsPerConnection: 20,
+  });
   tt.same([set.routes[0]!.maxResponseBytes, set.routes[0]!.upstream.allowPlaintextInterfaces], [1024, true]);
   tt.throws(() => parseConfig(`limits: { maxBatchItems: 0 }\n${route}`, 't.yaml'), /maxBatchItems/);
   tt.throws(() => parseConfig(`limits: { nope: 1 }\n${route}`, 't.yaml'), /unknown field "nope"/);

@@ -8,12 +8,14 @@
 // from metadata (§10.2); errors go out as status + grpc-status-details-bin
 // (§10.6). A pass-through route gets the bytes as they came, over the
 // generation's HTTP/2 session to the agent (relay.ts), and its status and
-// trailers back as is.
+// trailers back as is. A call the listener's limits end before its handler
+// runs (call-limits.ts: request time, deadline) is logged here as refused.
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { Message } from '@bufbuild/protobuf';
 import type { AnyRequest, MethodInfo } from '../../core/methods.js';
 import { A2AError, asA2AError } from '../../errors/a2a-error.js';
+import { GRPC_CODES } from '../../errors/catalogue.js';
 import { REQUEST_ID, type HeaderGetter, type RequestView, type Wire } from '../../http/request.js';
 import type { Call } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
@@ -95,6 +97,19 @@ export class GrpcInbound {
     private readonly pipeline: Pipeline,
     private readonly table: RouteTable,
   ) {}
+
+  /** A call the listener's limits ended before its handler ran (call-limits.ts): logged and counted as refused. */
+  refused(err: A2AError, path: string, peer: string, openMs: number): void {
+    const started = process.hrtime.bigint() - BigInt(Math.round(openMs * 1e6));
+    const wire: Wire = { path, status: GRPC_CODES[err.row.grpc], bytesOut: 0 };
+    const view: RequestView = {
+      host: undefined,
+      remoteAddress: peerAddress(peer),
+      header: () => undefined,
+      grpc: true,
+    };
+    this.pipeline.rejected({ inbound: 'GRPC', requestId: randomUUID(), started, wire, view }, err);
+  }
 
   /** The services (1.0 and 0.3) with their definitions and handlers, to add to a grpc.Server. */
   services(): Array<{ definition: grpc.ServiceDefinition; handlers: grpc.UntypedServiceImplementation }> {
