@@ -255,9 +255,8 @@ export async function main(
     return undefined;
   }
   installLifecycle(gateway, log, config.shutdownGraceMs, parsed.configFile, dest, parsed.overrides, (next) => {
-    // a reloaded log.level is the level of every line from now on (the call lines' logger too)
-    log.level = next.logLevel;
-    accessLog.level = next.logLevel;
+    // a reloaded log.level is the level of every line from now on (a pino child keeps its own: grpc-js's lines)
+    for (const logger of [log, accessLog, grpcLog]) logger.level = next.logLevel;
   });
   signals.release();
   return gateway;

@@ -103,6 +103,8 @@ export async function startGatewayProcess(
   dir: string,
   config: unknown,
   env: NodeJS.ProcessEnv = process.env,
+  /** More command-line flags after --config. */
+  args: string[] = [],
 ): Promise<GatewayProcess> {
   const configPath = join(dir, 'gateway.yaml');
   // Replaced atomically (write, then rename over), as editors and config tools do.
@@ -111,7 +113,7 @@ export async function startGatewayProcess(
     renameSync(`${configPath}.tmp`, configPath);
   };
   writeConfig(config);
-  const child = spawn(process.execPath, [BIN, '--config', configPath], {
+  const child = spawn(process.execPath, [BIN, '--config', configPath, ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -325,6 +325,20 @@ t.test('a reload applies shutdownGraceMs and log.level too', async (tt) => {
   );
 });
 
+t.test('--log-level stays in force across a reload, as every command-line setting', async (tt) => {
+  const p = await startGatewayProcess(tt.testdir(), config(ADMIN), process.env, ['--log-level', 'debug']);
+  tt.teardown(() => p.stop());
+  const probe = async () => (await get(`http://${p.admin}/healthz`)).status;
+  const probes = () => p.logs.filter((l) => l.msg === 'probe' || l.path === '/healthz').length;
+  tt.equal(await probe(), 200);
+  tt.ok(await until(() => probes() > 0), 'a probe is logged at debug');
+  p.child.kill('SIGHUP');
+  await p.logLine((l) => l.msg === 'configuration reloaded');
+  const before = probes();
+  tt.equal(await probe(), 200);
+  tt.ok(await until(() => probes() > before, 5000), 'a probe is still logged at debug after the reload');
+});
+
 t.test('two replicas share no task state', async (tt) => {
   const dir = tt.testdir({ a: {}, b: {} });
   const [a, b] = await Promise.all([
