@@ -195,9 +195,10 @@ export const CONFIG_SCHEMA = {
         grpcStreamsPerConnection: {
           type: 'integer',
           minimum: 1,
+          maximum: 2_147_483_647,
           default: DEFAULT_LIMITS.grpcStreamsPerConnection,
           description:
-            'Calls open at once on one gRPC connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS); a caller with more waits for one to end.',
+            'Calls open at once on one gRPC connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS); a caller with more waits for one to end. Default: no cap, as Envoy (clients hold many streams on one channel); an edge may set 100.',
         },
       },
     },

@@ -265,7 +265,9 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   bodyTimeoutMs: 60_000,
   headersTimeoutMs: 60_000,
   idleTimeoutMs: 75_000,
-  grpcStreamsPerConnection: 100,
+  // no cap, as Envoy's default: SDK clients hold many subscriptions on one channel, and a call whose request never
+  // arrives whole is ended by bodyTimeoutMs (an edge may set 100, Envoy's edge guidance)
+  grpcStreamsPerConnection: 2_147_483_647,
 };
 
 export function limitsOf(config: GatewayConfig): GatewayLimits {

@@ -164,7 +164,7 @@ t.test('every added limit is a config field with a default', async (tt) => {
     bodyTimeoutMs: 60_000,
     headersTimeoutMs: 60_000,
     idleTimeoutMs: 75_000,
-    grpcStreamsPerConnection: 100,
+    grpcStreamsPerConnection: 2_147_483_647,
   });
   tt.equal(defaults.routes[0]!.maxResponseBytes, 16 * 1024 * 1024, 'maxResponseBytes: 16 MiB');
   tt.equal(defaults.routes[0]!.upstream.allowPlaintextInterfaces, false, 'no downgrade by default');
