@@ -22,12 +22,24 @@ export interface RateLimit {
   burst: number;
 }
 
-/** The interval rounded to a whole microsecond, at least 1 (the schema allows 1,000,000 calls a second at most). */
+const rates = new WeakMap<RateLimit, Rate>();
+
+/**
+ * The interval rounded to a whole microsecond, at least 1 (the schema allows 1,000,000 calls a second at most);
+ * once per route configuration (a rate-limited call asks for it every time).
+ */
 export function rateOf(limit: RateLimit): Rate {
-  return { intervalUs: Math.max(1, Math.round(1e6 / limit.requestsPerSecond)), burst: limit.burst };
+  let rate = rates.get(limit);
+  if (!rate) {
+    rate = { intervalUs: Math.max(1, Math.round(1e6 / limit.requestsPerSecond)), burst: limit.burst };
+    rates.set(limit, rate);
+  }
+  return rate;
 }
 
 export type Taken = { admitted: true } | { admitted: false; retryMs: number };
+/** An admitted call's answer: one object for all of them. */
+export const ADMITTED: Taken = Object.freeze({ admitted: true });
 
 /** Where buckets live: this process, or Redis for every replica. */
 export interface TokenBuckets {
@@ -66,7 +78,7 @@ export class MemoryBuckets implements TokenBuckets {
     const step = gcra(tat, now, rateOf(limit));
     // a refusal changes the bucket only when a reload's faster rate emptied it
     if (step.tat !== tat) this.tats.set(key, step.tat);
-    return Promise.resolve(step.waitUs > 0 ? { admitted: false, retryMs: step.waitUs / 1000 } : { admitted: true });
+    return Promise.resolve(step.waitUs > 0 ? { admitted: false, retryMs: step.waitUs / 1000 } : ADMITTED);
   }
 
   /** Buckets held (full ones may linger until the next sweep). */

@@ -7,7 +7,7 @@
 // TAT in microseconds and expiring when the bucket is full again. The
 // connection never queues: with Redis away `take` fails at once, and the
 // caller (src/core/limits.ts) admits or refuses per state.redis.rateLimitFailure.
-import { rateOf, type RateLimit, type Taken, type TokenBuckets } from '../core/token-bucket.js';
+import { ADMITTED, rateOf, type RateLimit, type Taken, type TokenBuckets } from '../core/token-bucket.js';
 import type { SharedState } from './redis.js';
 
 /** KEYS[1] the bucket; ARGV[1] µs between two tokens; ARGV[2] burst. Returns {1, 0} or {0, µs to wait}. */
@@ -52,6 +52,6 @@ export class RedisBuckets implements TokenBuckets {
       String(rate.intervalUs),
       String(rate.burst),
     );
-    return admitted === 1 ? { admitted: true } : { admitted: false, retryMs: waitUs / 1000 };
+    return admitted === 1 ? ADMITTED : { admitted: false, retryMs: waitUs / 1000 };
   }
 }
