@@ -17,10 +17,16 @@ import type { Generation } from '../routing/generation.js';
 import type { Member } from '../upstream/endpoints.js';
 import type { CallSignal } from '../util/call-signal.js';
 
-/** What comes back from the pipeline: the typed answer, or (pass-through) the upstream's as it came. */
-export type Answer =
+/**
+ * What comes back from the pipeline: the typed answer — written in the caller's form when its Call has a `writer` —
+ * or (pass-through) the upstream's as it came.
+ */
+export type Answer<W = unknown> =
   | { kind: 'unary'; response: AnyResponse }
   | { kind: 'stream'; events: AsyncIterable<StreamResponse> }
+  /** A translated answer as the Call's writer wrote it (stage `observe`). */
+  | { kind: 'written'; value: W }
+  | { kind: 'writtenStream'; events: AsyncIterable<W> }
   /** gRPC pass-through: the upstream's message bytes (unary) or messages (stream). */
   | { kind: 'relayUnary'; bytes: Buffer }
   | { kind: 'relayStream'; messages: AsyncIterable<Buffer> }
@@ -57,7 +63,18 @@ export interface InboundRequest {
   namedTenants?(): unknown[];
 }
 
-export interface Call {
+/**
+ * How an inbound binding writes a translated answer in its caller's form (gRPC bytes, a JSON body), run by stage
+ * `observe` inside the pipeline: an agent's answer the caller's binding or version cannot carry (a part with no 0.3
+ * form) is the call's failure, INVALID_AGENT_RESPONSE (§3.3.2), logged and counted as the caller gets it. A writer is
+ * one object per binding and dialect, not one per call.
+ */
+export interface AnswerWriter<W> {
+  unary(response: AnyResponse, method: MethodInfo): W;
+  event(event: StreamResponse, method: MethodInfo): W;
+}
+
+export interface Call<W = unknown> {
   readonly inbound: Binding;
   readonly requestId: string;
   /** Aborted when the caller goes away. */
@@ -77,6 +94,8 @@ export interface Call {
   /** The tenant the caller addressed ("" when none). */
   readonly tenant: string;
   readonly request: InboundRequest;
+  /** Writes the translated answer in the caller's form (none: the edge gets it typed, `unary` or `stream`). */
+  readonly writer?: AnswerWriter<W>;
   /** Stage `route`: the route that serves the call. */
   route?: RouteConfig;
   /** Stage `authenticate`: who the caller is ("jwt:alice"), when the route authenticates. */

@@ -126,8 +126,11 @@ export class Pipeline {
     return c;
   }
 
-  /** Runs a call; throws the A2AError to answer (already logged, counted and redacted). */
-  async run(call: Call): Promise<Answer> {
+  /**
+   * Runs a call; throws the A2AError to answer (already logged, counted and redacted). A translated answer comes back
+   * as the call's writer wrote it (`written`, `writtenStream`: W) when it has one.
+   */
+  async run<W>(call: Call<W>): Promise<Answer<W>> {
     this.inFlight++;
     ended(call, () => {
       if (--this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
@@ -136,7 +139,8 @@ export class Pipeline {
       this.openStreams++;
       ended(call, () => this.openStreams--);
     }
-    return this.entry(call);
+    // the observer writes answers only with the call's own writer: what it wrote is a W
+    return this.entry(call) as Promise<Answer<W>>;
   }
 
   /** Streams still open (for the drain). */

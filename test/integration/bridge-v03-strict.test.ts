@@ -8,6 +8,8 @@
 // naming the 0.3 field); a 0.3 REST body that is not JSON by its Content-Type
 // is ContentTypeNotSupported, as on 1.0 REST; the push-config list's paging
 // goes through 0.3 REST's query (0.3 JSON-RPC has none: the first page).
+// The call's log line says what the caller got: INVALID_AGENT_RESPONSE, not OK.
+import { Writable } from 'node:stream';
 import * as grpc from '@grpc/grpc-js';
 import { create, toBinary, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
 import t from 'tap';
@@ -18,12 +20,14 @@ import {
   GetTaskRequestSchema as GetTaskV03,
   Role as RoleV03,
   SendMessageRequestSchema as SendV03,
+  SendMessageRequestSchema as SendStreamV03,
   TaskSubscriptionRequestSchema as SubscribeV03,
 } from '../../src/gen/a2a/v1/a2a_pb.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { jsonRpcAgent } from '../helpers/broken-upstreams.js';
 import { gatewayConfig } from '../helpers/harness.js';
 import { TestSseParser } from '../helpers/sse.js';
+import { waitFor } from '../helpers/wait.js';
 
 type Seen = { method: string; params: Record<string, unknown> };
 const seen: Seen[] = [];
@@ -58,9 +62,21 @@ const agent = await jsonRpcAgent((body, res) => {
       return answer(task(String(params.id)));
   }
 });
+const calls: Array<Record<string, unknown>> = [];
 const gw = await startGateway(
   gatewayConfig([{ name: 'root', match: { pathPrefix: '' }, upstream: { url: agent.url, binding: 'JSONRPC' } }]),
-  pino({ level: 'silent' }),
+  pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        for (const l of chunk.toString().split('\n').filter(Boolean)) {
+          const line = JSON.parse(l) as Record<string, unknown>;
+          if (line.msg === 'call') calls.push(line);
+        }
+        cb();
+      },
+    }),
+  ),
 );
 const grpcClient = new grpc.Client(gw.grpcAddress, grpc.credentials.createInsecure());
 t.teardown(async () => {
@@ -169,6 +185,51 @@ t.test('an answer with no 0.3 form is InvalidAgentResponse on every binding', as
   );
   tt.equal(events[0]?.result?.kind, 'task', 'JSON-RPC stream: the good event first');
   tt.match(events[1], { id: 7, error: { code: -32006, message: /no A2A 0\.3 form/ } }, 'then InvalidAgentResponse');
+  tt.equal(events.length, 2, 'and the stream ends');
+});
+
+t.test('each of those calls is logged and counted as what its caller got, not OK', async (tt) => {
+  calls.length = 0;
+  const outcome = (inbound: string, method: string) =>
+    calls.filter((l) => l.inbound === inbound && l.method === method).map((l) => [l.outcome, l.events]);
+  const message = { messageId: 'm-1', role: 'ROLE_USER', content: [{ text: 'hi' }] };
+  const restUnary = await rest('POST', '/v1/message:send', { message });
+  tt.equal(restUnary.status, 500, 'REST: answered InvalidAgentResponse');
+  const restStream = await request(`${gw.httpUrl}/v1/message:stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message }),
+  });
+  const restSse = new TestSseParser();
+  const restEvents = [...restSse.push(await restStream.body.text()), ...restSse.end()];
+  tt.equal(restEvents.length, 2, 'REST stream: the good event, then the error');
+  tt.match(restEvents[1], { event: 'error', data: /-32006/ });
+  const request03 = {
+    messageId: 'm-1',
+    role: RoleV03.USER,
+    content: [{ part: { case: 'text', value: 'hi' } }],
+  } as const;
+  const { err } = await grpcUnary('SendMessage', SendV03, { request: request03 });
+  tt.equal(err?.code, grpc.status.INTERNAL, 'gRPC: answered InvalidAgentResponse');
+  const streamed = await grpcStream('SendStreamingMessage', SendStreamV03, { request: request03 });
+  tt.equal(streamed.code, grpc.status.INTERNAL, 'gRPC stream: ended with InvalidAgentResponse');
+  const batch = await request(`${gw.httpUrl}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify([{ jsonrpc: '2.0', id: 9, method: 'message/send', params: { message: v03Message } }]),
+  });
+  tt.match(await batch.body.json(), [{ id: 9, error: { code: -32006 } }], 'a batch item: its own error');
+
+  await waitFor(() => calls.length >= 5 || undefined, 'five call lines');
+  const failed = ['INVALID_AGENT_RESPONSE', undefined];
+  tt.same(outcome('HTTP+JSON', 'SendMessage'), [failed], 'REST unary');
+  tt.same(outcome('HTTP+JSON', 'SendStreamingMessage'), [['INVALID_AGENT_RESPONSE', 1]], 'REST stream: one event');
+  tt.same(outcome('GRPC', 'SendMessage'), [failed], 'gRPC unary');
+  tt.same(outcome('GRPC', 'SendStreamingMessage'), [['INVALID_AGENT_RESPONSE', 1]], 'gRPC stream: one event');
+  tt.same(outcome('JSONRPC', 'SendMessage'), [failed], 'JSON-RPC batch item');
+  const metrics = await gw.metrics.text();
+  const series = /a2a_gateway_calls_total\{[^}]*method="SendStreamingMessage",inbound="GRPC"[^}]*outcome="([A-Z_]+)"/;
+  tt.equal(series.exec(metrics)?.[1], 'INVALID_AGENT_RESPONSE', 'counted so');
 });
 
 t.test('push configs with no scheme: nothing lost, or refused naming the 0.3 field', async (tt) => {

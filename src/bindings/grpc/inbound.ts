@@ -17,7 +17,7 @@ import type { AnyRequest, MethodInfo } from '../../core/methods.js';
 import { A2AError, asA2AError } from '../../errors/a2a-error.js';
 import { GRPC_CODES } from '../../errors/catalogue.js';
 import { REQUEST_ID, type HeaderGetter, type RequestView, type Wire } from '../../http/request.js';
-import type { Call } from '../../pipeline/call.js';
+import type { AnswerWriter, Call } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import type { RouteTable } from '../../routing/generation.js';
 import { fromNodeCertificate } from '../../tls/peer-certificate.js';
@@ -34,6 +34,8 @@ interface Rpc {
   rpc: string;
   info: MethodInfo;
   path: string;
+  /** The rpc's answers and events as the dialect encodes them (run by the pipeline's observer). */
+  writer: AnswerWriter<Buffer>;
 }
 
 /** "ipv4:127.0.0.1:5000" / "ipv6:[::1]:5000" → the address. */
@@ -130,7 +132,8 @@ export class GrpcInbound {
         responseSerialize: identity,
         responseDeserialize: identity,
       };
-      const m: Rpc = { d, rpc, info, path };
+      const encode = (message: Message): Buffer => d.encode(rpc, info, message);
+      const m: Rpc = { d, rpc, info, path, writer: { unary: encode, event: encode } };
       handlers[rpc] = info.streaming
         ? (call: grpc.ServerWritableStream<Buffer, Buffer>) => void this.serverStream(m, call)
         : (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
@@ -156,7 +159,7 @@ export class GrpcInbound {
     return { definition, handlers };
   }
 
-  private callOf(m: Rpc, call: GrpcCall, wire: Wire, caller: Caller): Call {
+  private callOf(m: Rpc, call: GrpcCall, wire: Wire, caller: Caller): Call<Buffer> {
     const { d, rpc, info, path } = m;
     const header = headerGetter(call.metadata);
     const view = viewOf(call, header);
@@ -194,13 +197,14 @@ export class GrpcInbound {
         decode: (): AnyRequest => d.decode(rpc, info, bytes),
         relay: (target) => relay(path, info.streaming, bytes, target),
       },
+      writer: m.writer,
     };
   }
 
   private async unary(m: Rpc, call: grpc.ServerUnaryCall<Buffer, Buffer>, wire: Wire, caller: Caller): Promise<Buffer> {
     const answer = await this.pipeline.run(this.callOf(m, call, wire, caller));
-    if (answer.kind !== 'unary' && answer.kind !== 'relayUnary') throw new Error(`unexpected ${answer.kind} answer`);
-    const bytes = answer.kind === 'relayUnary' ? answer.bytes : m.d.encode(m.rpc, m.info, answer.response);
+    if (answer.kind !== 'written' && answer.kind !== 'relayUnary') throw new Error(`unexpected ${answer.kind} answer`);
+    const bytes = answer.kind === 'relayUnary' ? answer.bytes : answer.value;
     wire.bytesOut = bytes.length;
     return bytes;
   }
@@ -215,13 +219,12 @@ export class GrpcInbound {
     const caller = callerOf(call);
     try {
       const answer = await this.pipeline.run(this.callOf(m, call, wire, caller));
-      if (answer.kind !== 'stream' && answer.kind !== 'relayStream')
+      if (answer.kind !== 'writtenStream' && answer.kind !== 'relayStream')
         throw new Error(`unexpected ${answer.kind} answer`);
-      const messages: AsyncIterable<Buffer | Message> = answer.kind === 'relayStream' ? answer.messages : answer.events;
-      for await (const msg of messages) {
+      const messages: AsyncIterable<Buffer> = answer.kind === 'relayStream' ? answer.messages : answer.events;
+      for await (const bytes of messages) {
         if (call.cancelled) return;
         sendHeaders(call, caller);
-        const bytes = Buffer.isBuffer(msg) ? msg : m.d.encode(m.rpc, m.info, msg);
         wire.bytesOut += bytes.length;
         if (!call.write(bytes)) await drained(call, 'cancelled');
       }

@@ -38,9 +38,9 @@ import {
 } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
 import { caseFoldedValues } from '../../http/top-level-keys.js';
-import type { Answer, Call } from '../../pipeline/call.js';
+import type { Answer, AnswerWriter, Call } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
-import { ProtoJsonError, writeJson, isObject, type Json, type JsonObject } from '../../proto/json.js';
+import { writeJson, isObject, type Json, type JsonObject } from '../../proto/json.js';
 import type { LongStrings } from '../../proto/json-in.js';
 import { outboundJson, plainJson, type JsonBody, type OutboundJson } from '../../proto/json-out.js';
 import type { Generation } from '../../routing/generation.js';
@@ -73,6 +73,30 @@ const DIALECTS: Record<ProtocolVersion, Dialect> = {
     error: errorToV03,
   },
 };
+
+/** A single request's answer (a 1.0 result's large raw part written as pieces) and its stream's events. */
+const WRITERS: Record<ProtocolVersion, AnswerWriter<OutboundJson>> = {
+  '1.0': { unary: (response, info) => outboundJson(info.responseSchema, response), event: DIALECTS['1.0'].event },
+  '0.3': { unary: (response, info) => plainJson(resultToV03(info.name, response)), event: DIALECTS['0.3'].event },
+};
+
+const noBatchStream = (): never => {
+  throw new Error('a batch holds no streaming request'); // refused in frame()
+};
+
+/** A batch item's answer: its JSON, written into the batch's array. */
+const BATCH_WRITERS: Record<ProtocolVersion, AnswerWriter<Json>> = {
+  '1.0': { unary: (response, info) => DIALECTS['1.0'].result(info, response), event: noBatchStream },
+  '0.3': { unary: (response, info) => DIALECTS['0.3'].result(info, response), event: noBatchStream },
+};
+
+/** A request alone or in a batch, and how its answer is written (stage `observe` runs the writer). */
+interface Framing<W> {
+  inBatch: boolean;
+  writers: Record<ProtocolVersion, AnswerWriter<W>>;
+}
+const ALONE: Framing<OutboundJson> = { inBatch: false, writers: WRITERS };
+const IN_BATCH: Framing<Json> = { inBatch: true, writers: BATCH_WRITERS };
 
 const errorResponse = (id: JsonRpcId, err: A2AError, dialect: ProtocolVersion = '1.0'): JsonObject => ({
   jsonrpc: '2.0',
@@ -113,21 +137,14 @@ function versionBeforeMethod(http: HttpCall): ProtocolVersion {
   return speaksV03(http.header, http.query.get('A2A-Version')) ? '0.3' : '1.0';
 }
 
-/** A failure to write an agent's answer for the caller: the answer is what was wrong (§3.3.2). */
-function answerError(e: unknown): A2AError {
-  if (e instanceof A2AError) return e;
-  const why = e instanceof ProtoJsonError ? e.message : 'the answer cannot be written';
-  return A2AError.of('INVALID_AGENT_RESPONSE', `upstream answer: ${why}`, { internal: String(e) });
-}
-
 function isValidId(id: unknown): id is JsonRpcId {
   return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
 }
 
-/** One framed request: ready for the pipeline, or the response that ends it here. */
-type Framed =
+/** One framed request: ready for the pipeline (its answer written as W), or the response that ends it here. */
+type Framed<W> =
   | { done: true; response: JsonObject | undefined; v03Stream?: { id: JsonRpcId; err: A2AError } }
-  | { done: false; call: Call; id: JsonRpcId; hasId: boolean };
+  | { done: false; call: Call<W>; id: JsonRpcId; hasId: boolean };
 
 export class JsonRpcInbound {
   constructor(private readonly pipeline: Pipeline) {}
@@ -157,7 +174,7 @@ export class JsonRpcInbound {
         const why = `a batch of ${parsed.length} requests exceeds the limit of ${maxBatchItems} (limits.maxBatchItems)`;
         return reject(A2AError.of('PAYLOAD_TOO_LARGE', why));
       }
-      const framed = parsed.map((item) => this.frame(item, strings, http, candidates, generation, true, started));
+      const framed = parsed.map((item) => this.frame(item, strings, http, candidates, generation, IN_BATCH, started));
       // the batch holds its generation to its end: an item started after a reload runs on open connections
       generation.upstreams.acquire();
       let replies: Array<JsonObject | undefined>;
@@ -169,10 +186,10 @@ export class JsonRpcInbound {
       const present = replies.filter((r): r is JsonObject => r !== undefined);
       return answer(200, present.length > 0 ? present : undefined);
     }
-    const f = this.frame(parsed, strings, http, candidates, generation, false, started);
+    const f = this.frame(parsed, strings, http, candidates, generation, ALONE, started);
     if (f.done && f.v03Stream) return streamErrorAnswer(f.v03Stream.id, f.v03Stream.err, '0.3');
     if (f.done) return f.response ? answer(200, f.response) : answer(200, undefined);
-    let result: Answer;
+    let result: Answer<OutboundJson>;
     try {
       result = await this.pipeline.run(f.call);
     } catch (e) {
@@ -183,32 +200,23 @@ export class JsonRpcInbound {
         : errorAnswer(f.id, err, f.call.dialect);
     }
     if (result.kind === 'relayHttp') return relayedAnswer(result);
-    if (result.kind === 'stream') return this.stream(f, result.events);
-    if (result.kind !== 'unary') throw new Error(`unexpected ${result.kind} answer`);
+    if (result.kind === 'writtenStream') return this.stream(f, result.events);
+    if (result.kind !== 'written') throw new Error(`unexpected ${result.kind} answer`);
     if (!f.hasId) return answer(200, undefined);
-    let out: OutboundJson;
-    try {
-      out =
-        f.call.dialect === '1.0'
-          ? outboundJson(f.call.method.responseSchema, result.response)
-          : plainJson(DIALECTS[f.call.dialect].result(f.call.method, result.response));
-    } catch (e) {
-      // an agent's answer this caller's version cannot carry (a 0.3 caller, a part with no content): the caller's id
-      return errorAnswer(f.id, answerError(e), f.call.dialect);
-    }
+    const out = result.value;
     return answer(200, resultResponse(f.id, out.json), out.body);
   }
 
   /** `item` as parsed, its long strings in `strings` (params keep them until decoded; the rest is read whole). */
-  private frame(
+  private frame<W>(
     item: unknown,
     strings: LongStrings,
     http: HttpCall,
     candidates: readonly RouteConfig[],
     generation: Generation,
-    inBatch: boolean,
+    { inBatch, writers }: Framing<W>,
     started: bigint,
-  ): Framed {
+  ): Framed<W> {
     if (!isObject(item)) {
       const err = A2AError.of('INVALID_REQUEST', 'a JSON-RPC request must be an object');
       // logged and counted as every other refusal (fail below), one line per item of a batch
@@ -219,7 +227,7 @@ export class JsonRpcInbound {
     const req = strings.materialize(head) as JsonObject;
     const hasId = 'id' in req;
     const id: JsonRpcId = hasId && isValidId(req.id) ? req.id : null;
-    const fail = (err: A2AError, always = false, dialect = versionBeforeMethod(http), streaming = false): Framed => {
+    const fail = (err: A2AError, always = false, dialect = versionBeforeMethod(http), streaming = false): Framed<W> => {
       this.pipeline.rejected(rejectedInfo(http, 'JSONRPC', started), err);
       const response = hasId || always ? errorResponse(id, err, dialect) : undefined;
       // a single 0.3 stream's refusal goes out as that stream's error event (streamErrorAnswer)
@@ -253,7 +261,7 @@ export class JsonRpcInbound {
         .filter((k) => k.length === 6 && k.toLowerCase() === 'params')
         .flatMap((k) => (isObject(item[k]) ? caseFoldedValues(item[k], 'tenant') : []));
     const request = jsonRpcRequest(http, info, req.method, v03 !== undefined, params, strings, inBatch, tenants);
-    const call: Call = {
+    const call: Call<W> = {
       inbound: 'JSONRPC',
       requestId: http.requestId,
       signal: http.signal,
@@ -266,34 +274,31 @@ export class JsonRpcInbound {
       dialect,
       tenant,
       request,
+      writer: writers[dialect],
     };
     return { done: false, call, id, hasId };
   }
 
   /** One unary request of a batch → its response, or undefined for a notification. */
-  private async unary(f: Framed): Promise<JsonObject | undefined> {
+  private async unary(f: Framed<Json>): Promise<JsonObject | undefined> {
     if (f.done) return f.response;
     try {
       const result = await this.pipeline.run(f.call);
-      if (result.kind !== 'unary') throw new Error(`unexpected ${result.kind} answer in a batch`);
-      const written = DIALECTS[f.call.dialect].result(f.call.method, result.response);
-      return f.hasId ? resultResponse(f.id, written) : undefined;
+      if (result.kind !== 'written') throw new Error(`unexpected ${result.kind} answer in a batch`);
+      return f.hasId ? resultResponse(f.id, result.value) : undefined;
     } catch (e) {
       return f.hasId ? errorResponse(f.id, asA2AError(e), f.call.dialect) : undefined;
     }
   }
 
   private async stream(
-    f: Extract<Framed, { done: false }>,
-    events: AsyncIterable<StreamResponse>,
+    f: Extract<Framed<OutboundJson>, { done: false }>,
+    events: AsyncIterable<OutboundJson>,
   ): Promise<HttpAnswer> {
     const d = f.call.dialect;
     const opened = await openSse(
       events,
-      (event) => {
-        const out = DIALECTS[d].event(event);
-        return { data: out.body(resultResponse(f.id, out.json)) };
-      },
+      (out) => ({ data: out.body(resultResponse(f.id, out.json)) }),
       (err) => ({ event: 'error', data: JSON.stringify(errorResponse(f.id, err, d)) }),
       f.call.route!.sseKeepAliveMs,
     );

@@ -15,7 +15,7 @@ import { errorHeaders } from '../../http/error-headers.js';
 import { parseJsonBody } from '../../http/json-body.js';
 import { mediaType, relayedAnswer, type HttpAnswer, type HttpCall } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
-import type { Answer, InboundRequest } from '../../pipeline/call.js';
+import type { Answer, AnswerWriter, InboundRequest } from '../../pipeline/call.js';
 import { isObject, ProtoJsonError, type JsonObject } from '../../proto/json.js';
 import { matchV03RestPath, v03RestRequest } from './paths-v0_3.js';
 
@@ -67,25 +67,33 @@ export function v03Operation(
   };
 }
 
+/** A 0.3 answer or stream event in 0.3's ProtoJSON form (bridge §3), written by the pipeline. */
+export const V03_WRITER: AnswerWriter<JsonObject> = {
+  unary: (response, info) => responseToV03Proto(info.name, response),
+  event: (event) => eventToV03Proto(event),
+};
+
 export function v03Error(err: A2AError): HttpAnswer {
   const { status, body } = restErrorToV03(err);
   return { status, headers: { ...JSON_HEADERS, ...errorHeaders(err) }, body: JSON.stringify(body) };
 }
 
 /** The pipeline's answer in 0.3's REST form. */
-export async function v03Answer(info: V03MethodInfo, result: Answer, keepAliveMs: number): Promise<HttpAnswer> {
+export async function v03Answer(
+  info: V03MethodInfo,
+  result: Answer<JsonObject>,
+  keepAliveMs: number,
+): Promise<HttpAnswer> {
   switch (result.kind) {
-    case 'unary': {
+    case 'written':
       if (info.rest.status === 204) return { status: 204, headers: {} };
-      const body = responseToV03Proto(info.method, result.response);
-      return { status: info.rest.status, headers: JSON_HEADERS, body: JSON.stringify(body) };
-    }
+      return { status: info.rest.status, headers: JSON_HEADERS, body: JSON.stringify(result.value) };
     case 'relayHttp':
       return relayedAnswer(result);
-    case 'stream': {
+    case 'writtenStream': {
       const opened = await openSse(
         result.events,
-        (event) => ({ data: JSON.stringify(eventToV03Proto(event)) }),
+        (event) => ({ data: JSON.stringify(event) }),
         (err) => ({ event: 'error', data: JSON.stringify(restErrorToV03(err).body) }),
         keepAliveMs,
       );

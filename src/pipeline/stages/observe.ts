@@ -1,7 +1,9 @@
 // Stage `observe` (outermost): the one call observer. It holds the call's
 // config generation open, starts the trace context (W3C traceparent: the
 // caller's, else a new trace; with OTLP export a SERVER span whose id the
-// upstream sees as its parent), and when the call ends — unary answer, stream
+// upstream sees as its parent), writes a translated answer in the caller's
+// form with the Call's writer (an answer the caller's binding or version
+// cannot carry fails the call here, §3.3.2), and when the call ends — unary answer, stream
 // end, failure or caller gone — runs the stages' end hooks and writes the one
 // log line and the metrics (both with the caller's and the upstream's A2A
 // version, issue 13) and the span. Errors leave here redacted (no secret of
@@ -13,12 +15,14 @@ import { newTraceparent, validTraceparent, traceIdOf } from '../../core/trace-co
 import { namesTask } from '../../core/methods.js';
 import { redactError, routeSecrets, secretsOf } from '../../core/secrets.js';
 import { A2AError, asA2AError, nameFromHttp } from '../../errors/a2a-error.js';
+import type { StreamResponse } from '../../gen/a2a_pb.js';
 import { GRPC_CODES } from '../../errors/catalogue.js';
 import type { Metrics } from '../../ops/metrics.js';
 import type { CallSpan, Tracing } from '../../ops/tracing.js';
 import { LINE_ROUTE, type AccessLine, type AccessLog } from '../../ops/access-log.js';
 import type { Answer, Call } from '../call.js';
 import { runEndHooks, type Handler } from '../stage.js';
+import { ProtoJsonError } from '../../proto/json.js';
 
 export interface ObserveDeps {
   access: AccessLog;
@@ -31,12 +35,16 @@ export interface ObserveDeps {
 /** Marks a stream the edge stopped pulling (the caller went away, or the edge ended it). */
 const ABANDONED = Symbol('abandoned');
 
-/** The events passed on one by one, counted; `done` runs once at the end and maps a failure to what is thrown on. */
-function counted<T>(
+/**
+ * The events passed on one by one (each written by `write` when given), counted; `done` runs once at the end and maps
+ * a failure to what is thrown on.
+ */
+function counted<T, U = T>(
   src: AsyncIterable<T>,
   onEvent: () => void,
   done: (err: unknown, n: number) => A2AError | undefined,
-): AsyncIterable<T> {
+  write?: (event: T) => U,
+): AsyncIterable<U> {
   let n = 0;
   let settled = false;
   const settle = (e: unknown): A2AError | undefined => {
@@ -44,17 +52,30 @@ function counted<T>(
     settled = true;
     return done(e, n);
   };
-  return mapEvents({
+  return mapEvents<T, U>({
     open: () => src,
     each: (e) => {
+      let out: U;
+      try {
+        out = write ? write(e) : (e as unknown as U);
+      } catch (x) {
+        throw unwritable(x);
+      }
       n++;
       onEvent();
-      return e;
+      return out;
     },
     end: () => void settle(undefined),
     error: (e) => settle(e) ?? e,
     close: () => void settle(ABANDONED),
   });
+}
+
+/** A failure to write the agent's answer in the caller's form: the answer is what was wrong (§3.3.2). */
+function unwritable(e: unknown): A2AError {
+  if (e instanceof A2AError) return e;
+  const why = e instanceof ProtoJsonError ? e.message : 'the answer cannot be written';
+  return A2AError.of('INVALID_AGENT_RESPONSE', `upstream answer: ${why}`, { internal: String(e) });
 }
 
 /** Calls `done` once when the relayed body has been piped to its end, failed, or was abandoned. */
@@ -205,13 +226,26 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
       throw err;
     }
     switch (answer.kind) {
-      case 'unary':
-      case 'relayUnary':
+      case 'unary': {
+        const writer = call.writer;
+        if (writer === undefined) break;
+        let value: unknown;
+        try {
+          value = writer.unary(answer.response, call.method);
+        } catch (e) {
+          const err = failure(call, unwritable(e));
+          finish(call, span, err, 0);
+          throw err;
+        }
         finish(call, span, undefined, 0);
-        return answer;
+        return { kind: 'written', value };
+      }
       case 'stream': {
         const s = streamed(call, span);
-        return { kind: 'stream', events: counted(answer.events, s.onEvent, s.done) };
+        const writer = call.writer;
+        if (writer === undefined) return { kind: 'stream', events: counted(answer.events, s.onEvent, s.done) };
+        const write = (e: StreamResponse): unknown => writer.event(e, call.method);
+        return { kind: 'writtenStream', events: counted(answer.events, s.onEvent, s.done, write) };
       }
       case 'relayStream': {
         const s = streamed(call, span);
@@ -239,5 +273,8 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
         return answer;
       }
     }
+    // a typed unary answer for an edge that writes it itself, a relayed message, or (never) a written one
+    finish(call, span, undefined, 0);
+    return answer;
   };
 }
