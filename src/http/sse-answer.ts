@@ -2,7 +2,9 @@
 // the first event is awaited before anything is written, so an error before
 // it is answered as an ordinary error in the caller's binding; after it,
 // every event becomes one SSE frame and a failure becomes one final error
-// frame. Ending the frames (caller gone) ends the upstream stream. The
+// frame. A stream that may be quiet (`quietMs`: a 0.3 agent's resubscribe)
+// opens its answer after that long without its first event, and the caller
+// gets keep-alives until it comes. Ending the frames (caller gone) ends the upstream stream. The
 // frames are an object with next() and return(), pulled one at a time, not
 // an async generator (core/event-stream.ts says why).
 import { DONE } from '../core/event-stream.js';
@@ -15,8 +17,8 @@ class SseFrames<T> implements AsyncIterableIterator<SseFrame> {
 
   constructor(
     private readonly events: AsyncIterator<T>,
-    /** The first event, pulled before the answer began; framed by the first pull. */
-    private first: IteratorResult<T> | undefined,
+    /** The first event, pulled before the answer began (or still pending: a quiet stream); framed by the first pull. */
+    private first: IteratorResult<T> | Promise<IteratorResult<T>> | undefined,
     private readonly frame: (event: T) => SseFrame,
     private readonly errorFrame: (err: A2AError) => SseFrame,
   ) {}
@@ -30,6 +32,12 @@ class SseFrames<T> implements AsyncIterableIterator<SseFrame> {
     const first = this.first;
     if (first !== undefined) {
       this.first = undefined;
+      if (first instanceof Promise) {
+        return first.then(
+          (r) => this.step(r),
+          (e: unknown) => this.failed(e),
+        );
+      }
       return Promise.resolve(this.step(first));
     }
     return this.events.next().then(
@@ -74,16 +82,38 @@ class SseFrames<T> implements AsyncIterableIterator<SseFrame> {
 
 export type SseOpening = { ok: true; answer: HttpAnswer } | { ok: false; error: A2AError };
 
+/** The pull's result if it comes within `ms`, else the pull itself, still pending. */
+function within<T>(pull: Promise<T>, ms: number): Promise<{ value: T } | { pending: Promise<T> }> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve({ pending: pull }), ms);
+    pull.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve({ value });
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e); // after the timer: nobody waits here, the frames read the pull's failure
+      },
+    );
+  });
+}
+
 export async function openSse<T>(
   source: AsyncIterable<T>,
   frame: (event: T) => SseFrame,
   errorFrame: (err: A2AError) => SseFrame,
   keepAliveMs: number,
+  quietMs?: number,
 ): Promise<SseOpening> {
   const events = source[Symbol.asyncIterator]();
-  let first: IteratorResult<T>;
+  let first: IteratorResult<T> | Promise<IteratorResult<T>>;
   try {
-    first = await events.next();
+    if (quietMs === undefined) first = await events.next();
+    else {
+      const pulled = await within(events.next(), quietMs);
+      first = 'value' in pulled ? pulled.value : pulled.pending;
+    }
   } catch (e) {
     return { ok: false, error: asA2AError(e) };
   }

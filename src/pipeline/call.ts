@@ -19,14 +19,16 @@ import type { CallSignal } from '../util/call-signal.js';
 
 /**
  * What comes back from the pipeline: the typed answer — written in the caller's form when its Call has a `writer` —
- * or (pass-through) the upstream's as it came.
+ * or (pass-through) the upstream's as it came. A stream's `quietMs`: its first event may be long in coming (a 0.3
+ * agent's resubscribe to a quiet task sends nothing until the task changes), so an HTTP edge opens its answer
+ * (status, headers, keep-alives) after this long without it instead of holding the caller without a response head.
  */
 export type Answer<W = unknown> =
   | { kind: 'unary'; response: AnyResponse }
-  | { kind: 'stream'; events: AsyncIterable<StreamResponse> }
+  | { kind: 'stream'; events: AsyncIterable<StreamResponse>; quietMs?: number }
   /** A translated answer as the Call's writer wrote it (stage `observe`). */
   | { kind: 'written'; value: W }
-  | { kind: 'writtenStream'; events: AsyncIterable<W> }
+  | { kind: 'writtenStream'; events: AsyncIterable<W>; quietMs?: number }
   /** gRPC pass-through: the upstream's message bytes (unary) or messages (stream). */
   | { kind: 'relayUnary'; bytes: Buffer }
   | { kind: 'relayStream'; messages: AsyncIterable<Buffer> }

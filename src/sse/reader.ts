@@ -148,13 +148,29 @@ export class SseParser {
     return line;
   }
 
-  /** End of input: an unterminated event is dropped, as the SSE standard says. */
-  end(): void {
+  /**
+   * End of input: the event the body ended in, if it has data — its last line taken as ended. The SSE standard drops
+   * an event without its closing blank line; the official SDK clients dispatch it, so an agent that ends its body
+   * after the last `data:` line works with them directly: it does through the gateway too. A body cut in the middle
+   * of a data line gives that cut data, which fails as JSON where it is read (INVALID_AGENT_RESPONSE), never a silent
+   * clean end.
+   */
+  end(): SseEvent | undefined {
+    if (this.failure) return undefined;
+    let ev: SseEvent | undefined;
+    try {
+      if (this.pending.length > 0) ev = this.line(this.joinPending(Buffer.alloc(0)));
+      ev ??= this.dispatch();
+    } catch (e) {
+      if (!(e instanceof SseEventTooLarge)) throw e;
+      this.failure = e;
+    }
     this.pending = [];
     this.pendingBytes = 0;
     this.data = [];
     this.large = false;
     this.dataBytes = 0;
+    return ev;
   }
 
   private line(line: Buffer): SseEvent | undefined {
@@ -247,9 +263,13 @@ class SseEvents implements AsyncIterableIterator<SseEvent> {
       return Promise.reject(this.parser.failure);
     }
     if (this.bodyEnded) {
-      this.parser.end();
+      const last = this.parser.end();
+      if (last === undefined && this.parser.failure) {
+        this.finish();
+        return Promise.reject(this.parser.failure);
+      }
       this.finished = true;
-      return Promise.resolve(DONE);
+      return Promise.resolve(last === undefined ? DONE : { done: false, value: last });
     }
     return new Promise((resolve, reject) => this.read(resolve, reject));
   }

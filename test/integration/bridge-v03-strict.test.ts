@@ -204,14 +204,14 @@ t.test('each of those calls is logged and counted as what its caller got, not OK
   const restEvents = [...restSse.push(await restStream.body.text()), ...restSse.end()];
   tt.equal(restEvents.length, 2, 'REST stream: the good event, then the error');
   tt.match(restEvents[1], { event: 'error', data: /-32006/ });
-  const request03 = {
+  const request03 = () => ({
     messageId: 'm-1',
     role: RoleV03.USER,
-    content: [{ part: { case: 'text', value: 'hi' } }],
-  } as const;
-  const { err } = await grpcUnary('SendMessage', SendV03, { request: request03 });
+    content: [{ part: { case: 'text' as const, value: 'hi' } }],
+  });
+  const { err } = await grpcUnary('SendMessage', SendV03, { request: request03() });
   tt.equal(err?.code, grpc.status.INTERNAL, 'gRPC: answered InvalidAgentResponse');
-  const streamed = await grpcStream('SendStreamingMessage', SendStreamV03, { request: request03 });
+  const streamed = await grpcStream('SendStreamingMessage', SendStreamV03, { request: request03() });
   tt.equal(streamed.code, grpc.status.INTERNAL, 'gRPC stream: ended with InvalidAgentResponse');
   const batch = await request(`${gw.httpUrl}/`, {
     method: 'POST',

@@ -1,7 +1,9 @@
 // The upstream SSE reader against a recorded stream with every feature the
 // issue lists, cut at every byte offset (and into single bytes), plus the
 // event size limit, a reader left early (its body returned, read no further)
-// and a body that fails; a large event's data kept as bytes.
+// and a body that fails; a large event's data kept as bytes. The event a body
+// ends in is delivered, its last line taken as ended (as the SDK clients
+// read it): a cut stream is never a silent clean end.
 import t from 'tap';
 import { readSse, SseParser, type SseEvent } from '../../src/sse/reader.js';
 
@@ -28,6 +30,7 @@ const EXPECTED: SseEvent[] = [
   { event: 'message', data: 'no-space', id: '1' },
   { event: 'message', data: '{"é":"ünïcödé ✓"}\n', id: '7' },
   { event: 'error', data: '{"error":{"code":500}}', id: '7' },
+  { event: 'message', data: 'unterminated', id: '7' },
 ];
 
 async function* chunks(parts: Uint8Array[]): AsyncGenerator<Uint8Array> {
@@ -57,6 +60,21 @@ t.test('cut at every byte offset', async (tt) => {
   tt.equal(failures, 0, `${bytes.length - 1} two-chunk cuts all parse the same`);
   const single = [...bytes].map((b) => Uint8Array.of(b));
   tt.same(await parse(single), EXPECTED, 'one byte per chunk (UTF-8 split inside characters too)');
+});
+
+t.test('the event a body ends in', async (tt) => {
+  const last = async (text: string) => (await parse([Buffer.from(text)])).map((e) => e.data);
+  tt.same(await last('data: 1\n\ndata: 2\n'), ['1', '2'], 'no blank line after the last event: still delivered');
+  tt.same(
+    await last('data: 1\n\ndata: {"cut'),
+    ['1', '{"cut'],
+    'cut in a data line: the cut data, for its reader to refuse',
+  );
+  tt.same(await last('data: a\ndata: b\r'), ['a\nb'], 'several lines, the last ended by CR');
+  tt.same(await last('data: 1\n\n: keep-alive'), ['1'], 'a cut comment is no event');
+  tt.same(await last('data: 1\n\nevent: x\n'), ['1'], 'fields without data are no event');
+  tt.same(await last('data: 1\n\n'), ['1'], 'a complete stream: nothing more');
+  await tt.rejects(parse([Buffer.from(`data: ${'z'.repeat(5000)}`)], 4096), { message: /maximum size/ });
 });
 
 t.test('several events in one chunk are all delivered', async (tt) => {

@@ -200,7 +200,7 @@ export class JsonRpcInbound {
         : errorAnswer(f.id, err, f.call.dialect);
     }
     if (result.kind === 'relayHttp') return relayedAnswer(result);
-    if (result.kind === 'writtenStream') return this.stream(f, result.events);
+    if (result.kind === 'writtenStream') return this.stream(f, result.events, result.quietMs);
     if (result.kind !== 'written') throw new Error(`unexpected ${result.kind} answer`);
     if (!f.hasId) return answer(200, undefined);
     const out = result.value;
@@ -294,6 +294,7 @@ export class JsonRpcInbound {
   private async stream(
     f: Extract<Framed<OutboundJson>, { done: false }>,
     events: AsyncIterable<OutboundJson>,
+    quietMs: number | undefined,
   ): Promise<HttpAnswer> {
     const d = f.call.dialect;
     const opened = await openSse(
@@ -301,6 +302,7 @@ export class JsonRpcInbound {
       (out) => ({ data: out.body(resultResponse(f.id, out.json)) }),
       (err) => ({ event: 'error', data: JSON.stringify(errorResponse(f.id, err, d)) }),
       f.call.route!.sseKeepAliveMs,
+      quietMs,
     );
     return opened.ok ? opened.answer : streamErrorAnswer(f.id, opened.error, d);
   }

@@ -96,6 +96,7 @@ export async function v03Answer(
         (event) => ({ data: JSON.stringify(event) }),
         (err) => ({ event: 'error', data: JSON.stringify(restErrorToV03(err).body) }),
         keepAliveMs,
+        result.quietMs,
       );
       return opened.ok ? opened.answer : v03Error(opened.error);
     }

@@ -261,6 +261,7 @@ export class RestInbound {
             (out) => ({ data: out.body(out.json) }), // a large raw part as pieces
             (err) => ({ event: 'error', data: JSON.stringify(errorBody(err)) }),
             call.route!.sseKeepAliveMs,
+            result.quietMs,
           );
           return opened.ok ? opened.answer : restError(opened.error);
         }

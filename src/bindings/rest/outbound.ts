@@ -153,7 +153,8 @@ export class RestUpstream implements UpstreamClient {
     return mapEvents<SseEvent, StreamResponse>({
       open: async () => {
         const res = await this.pool.open(this.request(env, info, 'text/event-stream'), signal);
-        if (isEventStream(res.contentType)) return res.events(this.target.maxSseEventBytes);
+        // an error status is an error whatever its body's type (an SSE body with a 500 is no stream)
+        if (res.status < 300 && isEventStream(res.contentType)) return res.events(this.target.maxSseEventBytes);
         plain = res.status;
         return oneEvent(await res.whole());
       },

@@ -243,9 +243,13 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
       case 'stream': {
         const s = streamed(call, span);
         const writer = call.writer;
-        if (writer === undefined) return { kind: 'stream', events: counted(answer.events, s.onEvent, s.done) };
+        if (writer === undefined)
+          return { ...answer, events: counted<StreamResponse>(answer.events, s.onEvent, s.done) };
         const write = (e: StreamResponse): unknown => writer.event(e, call.method);
-        return { kind: 'writtenStream', events: counted(answer.events, s.onEvent, s.done, write) };
+        const events = counted(answer.events, s.onEvent, s.done, write);
+        return answer.quietMs === undefined
+          ? { kind: 'writtenStream', events }
+          : { kind: 'writtenStream', events, quietMs: answer.quietMs };
       }
       case 'relayStream': {
         const s = streamed(call, span);

@@ -154,7 +154,8 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
             const it = answer.messages[Symbol.asyncIterator]();
             return { ...answer, messages: resumed(await it.next(), it) };
           }
-          if (answer.kind !== 'stream') return answer;
+          // a stream that may be quiet (a 0.3 resubscribe, which names its task: nothing to learn) is not held for its first event
+          if (answer.kind !== 'stream' || answer.quietMs !== undefined) return answer;
           const it = answer.events[Symbol.asyncIterator]();
           const first = await it.next();
           return { kind: 'stream', events: resumed(first, it, (e) => learnFrom(e, m)) };

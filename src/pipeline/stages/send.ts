@@ -126,6 +126,11 @@ function firstEvent(call: Call, route: RouteConfig, to: ResolvedUpstream, waited
   return { leftMs: Math.max(1, route.timeoutMs - waitedMs), timeoutMs: route.timeoutMs };
 }
 
+/** How long a stream with no first-event limit may be quiet before the caller's answer opens: one keep-alive period. */
+function quietStart(route: RouteConfig): number {
+  return route.sseKeepAliveMs > 0 ? Math.min(route.sseKeepAliveMs, route.timeoutMs) : route.timeoutMs;
+}
+
 /**
  * A relayed stream with a translated one's timeouts: its first message or bytes within `first`, then none missing
  * for streamIdleTimeoutMs (over HTTP any bytes count, the agent's keep-alive comments too). Ending the wrapped
@@ -225,15 +230,15 @@ export function send(metrics: Metrics, shutdown: AbortSignal): Handler {
     const idle = route.streamIdleTimeoutMs;
     const final = { is: endsStream, graceMs: Math.min(FINAL_GRACE_MS, idle) };
     const resubscribe = call.method.name === 'SubscribeToTask' && to.version === '0.3';
-    return {
-      kind: 'stream',
-      events: checkedStream(
-        call.method,
-        withIdleTimeout(upstream, idle, abort, firstEvent(call, route, to), final),
-        abort,
-        release,
-        resubscribe,
-      ),
-    };
+    const first = firstEvent(call, route, to);
+    const events = checkedStream(
+      call.method,
+      withIdleTimeout(upstream, idle, abort, first, final),
+      abort,
+      release,
+      resubscribe,
+    );
+    // no first-event limit (a quiet 0.3 resubscribe): the caller gets its answer's head at the first keep-alive
+    return first ? { kind: 'stream', events } : { kind: 'stream', events, quietMs: quietStart(route) };
   };
 }
