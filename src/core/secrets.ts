@@ -2,14 +2,17 @@
 // API keys, cookies and push-notification `authentication.credentials`
 // redacted everywhere): on the error path only, the dispatcher collects the
 // call's secrets — the caller's Authorization value and token, its cookies,
-// the route's API key as presented, every AuthenticationInfo.credentials in
-// the request — and replaces them in the error's message and details (an
+// the route's API key as presented, every AuthenticationInfo.credentials and
+// push config `token` in the request (§13.2: "SHOULD be treated as secrets"),
+// the password and credential query parameters of its URLs (a webhook's
+// `?sig=`) — and replaces them in the error's message and details (an
 // upstream may echo what it was sent). Log lines are built from the redacted
 // error; pino also redacts credential-named keys (server/gateway.ts).
 import { cookies, presentedApiKey } from '../auth/authenticator.js';
 import type { RequestView } from '../http/request.js';
 import type { RouteConfig } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
+import { queryCredentials } from '../errors/addresses.js';
 import type { JsonObject } from '../proto/json.js';
 import type { Envelope } from './envelope.js';
 
@@ -24,9 +27,32 @@ function credentialsIn(value: unknown, out: string[]): void {
     for (const [k, v] of Object.entries(value)) {
       if (k === 'authentication' && v && typeof v === 'object' && typeof (v as JsonObject).credentials === 'string')
         out.push((v as JsonObject).credentials as string);
+      else if (k === 'token' && typeof v === 'string')
+        out.push(v); // TaskPushNotificationConfig.token
+      else if (k === 'url' && typeof v === 'string') urlSecrets(v, out);
       else credentialsIn(v, out);
     }
   }
+}
+
+/** A URL's password and credential query parameters (a webhook's `?sig=`, a presigned file URL's signature). */
+function urlSecrets(url: string, out: string[]): void {
+  if (!url.includes('@') && !url.includes('?')) return;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return;
+  }
+  if (u.password) {
+    out.push(u.password);
+    try {
+      out.push(decodeURIComponent(u.password));
+    } catch {
+      // a malformed escape: the password as written is the secret
+    }
+  }
+  out.push(...queryCredentials(u));
 }
 
 export function secretsOf(env: Envelope | undefined, route: RouteConfig, view: RequestView): string[] {

@@ -15,7 +15,7 @@ import {
   upstreamHeaders,
   versionOf,
 } from '../../src/core/service-params.js';
-import { newTraceparent, traceIdOf, validTraceparent } from '../../src/core/trace-context.js';
+import { acceptedTraceparent, newTraceparent, traceIdOf, validTraceparent } from '../../src/core/trace-context.js';
 import { A2AError } from '../../src/errors/a2a-error.js';
 import { EnvelopeSchema } from '../../src/gen/a2a/gateway/v1/envelope_pb.js';
 import type { Call } from '../../src/pipeline/call.js';
@@ -139,6 +139,11 @@ t.test('service parameters in and out', async (tt) => {
 t.test('trace context: kept when valid, started when missing or malformed', async (tt) => {
   tt.ok(validTraceparent(TP), 'a valid traceparent is kept');
   tt.ok(validTraceparent(` ${TP} `), 'surrounding whitespace tolerated');
+  tt.equal(acceptedTraceparent(` ${TP} `), TP, 'and forwarded without it');
+  const later = `cc-${TP.slice(3)}-what-a-later-version-adds`;
+  tt.equal(acceptedTraceparent(later), TP, 'a later version: its version-00 fields continue the trace');
+  tt.equal(acceptedTraceparent(`cc-${TP.slice(3)}`), TP, 'a later version without more fields too');
+  tt.equal(acceptedTraceparent(`${TP}-more`), undefined, 'version 00 with more fields is malformed');
   for (const bad of [
     undefined,
     '',

@@ -11,7 +11,7 @@
 // SHUTTING_DOWN.
 import type { Readable } from 'node:stream';
 import { mapEvents } from '../../core/event-stream.js';
-import { newTraceparent, validTraceparent, traceIdOf } from '../../core/trace-context.js';
+import { acceptedTraceparent, newTraceparent, traceIdOf } from '../../core/trace-context.js';
 import { namesTask } from '../../core/methods.js';
 import { redactError, routeSecrets, secretsOf } from '../../core/secrets.js';
 import { A2AError, asA2AError, nameFromHttp } from '../../errors/a2a-error.js';
@@ -214,8 +214,7 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
       call.traceparent = span.traceparent;
       call.tracestate = span.tracestate;
     } else {
-      const given = call.view.header('traceparent');
-      call.traceparent = given !== undefined && validTraceparent(given) ? given : newTraceparent();
+      call.traceparent = acceptedTraceparent(call.view.header('traceparent')) ?? newTraceparent();
     }
     let answer: Answer;
     try {
