@@ -22,14 +22,26 @@ function checkedValue(name: string, v: string | undefined): string | undefined {
   return v;
 }
 
-/** The versions a caller may speak, for VersionNotSupported's metadata. */
-export const SUPPORTED_VERSIONS = '1.0, 0.3';
+/** The versions a caller may speak (a route may allow fewer: `versions`), for VersionNotSupported's metadata. */
+const SUPPORTED: readonly string[] = ['1.0', '0.3'];
 
-export function versionNotSupported(version: string, detail = ''): A2AError {
+/** VersionNotSupported naming what the gateway — or, `on` a route, that route — speaks. */
+export function versionNotSupported(
+  version: string,
+  detail = '',
+  on?: { route: string; versions: readonly string[] },
+): A2AError {
+  const versions = on?.versions ?? SUPPORTED;
+  const v1 = versions.includes('1.0') ? `${SUPPORTED_MAJOR}.x` : undefined;
+  const v03 = versions.includes('0.3') ? 'through its bridge, 0.3' : undefined;
+  const speaks = v1 && v03 ? `${v1} and, ${v03}` : `only ${v1 ?? v03}`;
+  const who = on ? `route "${on.route}"` : 'this gateway';
   return A2AError.of(
     'VERSION_NOT_SUPPORTED',
-    `A2A version ${version} is not supported${detail}; this gateway speaks ${SUPPORTED_MAJOR}.x and, through its bridge, 0.3`,
-    { metadata: { requestedVersion: version, supportedVersions: SUPPORTED_VERSIONS } },
+    `A2A version ${version} is not supported${detail}; ${who} speaks ${speaks}`,
+    {
+      metadata: { requestedVersion: version, supportedVersions: versions.join(', ') },
+    },
   );
 }
 

@@ -72,7 +72,11 @@ t.test('JSON-RPC: a 0.3 method on a 1.0-only route is -32009 in the 0.3 error fo
     }
     tt.equal(body.id, 7);
     tt.equal(body.error?.code, -32009, `${method}: -32009`);
-    tt.match(body.error?.message, /not supported on route "strict"/, `${method}: says why`);
+    tt.match(
+      body.error?.message,
+      /not supported on route "strict"; route "strict" speaks only 1\.x$/,
+      `${method}: says why`,
+    );
     tt.notOk(Array.isArray(body.error?.data), `${method}: 0.3 data is no ErrorInfo array`);
   }
   tt.notOk(reached(), 'nothing reached the agent');
@@ -143,6 +147,12 @@ t.test('1.0 callers of the 1.0-only route are served; 0.3-only refuses 1.0 calle
       refused.details?.find((d) => d.reason)?.reason,
       'VERSION_NOT_SUPPORTED',
       `${b}: a 1.0 caller of a 0.3-only route is refused in 1.0 form`,
+    );
+    tt.equal(
+      (refused.details?.find((d) => d.reason)?.metadata as { supportedVersions?: string } | undefined)
+        ?.supportedVersions,
+      '0.3',
+      `${b}: naming what the route speaks, not what the gateway does`,
     );
   }
   const old = new RestTransport({ endpoint: `${gw.httpUrl}/legacy` });

@@ -54,7 +54,9 @@ export const decodeStage: Stage = {
         ` for ${call.dialect === '1.0' ? 'the 1.0' : 'a 0.3'} method ${call.method.name}`,
       );
     }
-    if (!route.versions.includes(spoken)) throw versionNotSupported(version, ` on route "${route.name}"`);
+    if (!route.versions.includes(spoken)) {
+      throw versionNotSupported(version, ` on route "${route.name}"`, { route: route.name, versions: route.versions });
+    }
     call.version = version;
     call.extensions = extensionsOf(header, spoken);
     const keepTracestate = call.tracestate === undefined && validTraceparent(header('traceparent'));
