@@ -43,14 +43,14 @@ interface Context {
 /** What each example's output must show, per page, in the order the page gives them. */
 const CHECKS: Record<string, Array<(tt: Test, out: string, ctx: Context) => void>> = {
   'README.md': [
-    (tt, out) =>
+    (tt, out) => {
+      const interfaces = json(out).supportedInterfaces.map((i: Answer) => `${i.protocolBinding} ${i.protocolVersion}`);
       tt.same(
-        json(out)
-          .supportedInterfaces.filter((i: Answer) => i.protocolVersion === '1.0')
-          .map((i: Answer) => i.protocolBinding),
-        ['GRPC', 'JSONRPC', 'HTTP+JSON'],
-        "the card: the agent's own binding first, then the gateway's others",
-      ),
+        interfaces,
+        ['GRPC 1.0', 'JSONRPC 1.0', 'HTTP+JSON 1.0', 'GRPC 0.3', 'JSONRPC 0.3', 'HTTP+JSON 0.3'],
+        "the 1.0 card: the gateway's three bindings, the agent's own first, at 1.0 then at 0.3",
+      );
+    },
     (tt, out, ctx) => {
       const task = json(out).task;
       tt.equal(task.artifacts[0].parts[0].text, 'echo: hello', 'REST SendMessage reached the gRPC agent');
