@@ -35,7 +35,8 @@ const TIMES = join(CACHE, 'a2a-gateway-test-times.json');
 const SOURCES = ['src', 'test', 'examples', 'scripts'];
 const config = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    tap: { jobs: number; timeout: number; plugin?: string[] };
+    /** `slow`: files allowed longer than `timeout` (s), e.g. one that packs and installs the package. */
+    tap: { jobs: number; timeout: number; slow?: Record<string, number>; plugin?: string[] };
   }
 ).tap;
 
@@ -162,6 +163,8 @@ const files = (named.length > 0 ? named : sourcesOf('test').filter((f) => f.ends
 const run: RunOptions = {
   cwd: ROOT,
   timeoutS,
+  // an explicit --timeout holds for every file; else a slow file gets its own
+  timeoutOf: (file) => (values.timeout === undefined ? config.slow?.[file] : undefined),
   nodeArgs: ['--enable-source-maps', `--import=${pathToFileURL(join(OUT, 'test/setup/tmpdir.js')).href}`],
   script: (file) => join(OUT, file.replace(/\.ts$/, '.js')),
 };

@@ -23,6 +23,8 @@ export interface Outcome {
 export interface RunOptions {
   cwd: string;
   timeoutS: number;
+  /** A file's own timeout instead of timeoutS (undefined: timeoutS). */
+  timeoutOf?(file: string): number | undefined;
   /** Node arguments before the file (source maps, the temp-folder guard). */
   nodeArgs: string[];
   /** The path to run for a named file (its transpiled copy). */
@@ -51,9 +53,10 @@ export function killRunning(): void {
 
 export function runFile(file: string, o: RunOptions): Promise<Outcome> {
   const started = performance.now();
+  const timeoutS = o.timeoutOf?.(file) ?? o.timeoutS;
   const child = spawn(process.execPath, [...o.nodeArgs, o.script(file)], {
     cwd: o.cwd,
-    env: { ...process.env, TAP: '1', TAP_TIMEOUT: String(o.timeoutS) },
+    env: { ...process.env, TAP: '1', TAP_TIMEOUT: String(timeoutS) },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group, so that a kill reaches the processes it started too
   });
@@ -75,7 +78,7 @@ export function runFile(file: string, o: RunOptions): Promise<Outcome> {
   child.stdout.on('data', (text: string) => ((output += text), parser.write(text)));
   child.stderr.on('data', (text: string) => (output += text));
   // tap's own timeout fails a test past it; this is the backstop (0: no timeout, as for tap)
-  const killer = o.timeoutS > 0 ? setTimeout(() => killGroup(child.pid), (o.timeoutS + 10) * 1000) : undefined;
+  const killer = timeoutS > 0 ? setTimeout(() => killGroup(child.pid), (timeoutS + 10) * 1000) : undefined;
   return new Promise((resolve) => {
     child.on('exit', (code, signal) => {
       clearTimeout(killer);

@@ -94,6 +94,16 @@ t.test('a test past its timeout fails (tap ends it: TAP_TIMEOUT) and the process
   t.match(o.output, /killed by SIGKILL: still running after its TAP ended/, 'the process did not exit by itself');
 });
 
+t.test("a slow file's own timeout replaces the run's (package.json tap.slow)", async (t) => {
+  const dir = t.testdir({
+    'told.mjs': "import t from 'tap'; t.comment('timeout ' + process.env.TAP_TIMEOUT); t.pass('x');",
+  });
+  const own = await runFile('told.mjs', { ...options(dir, 1), timeoutOf: (f) => (f === 'told.mjs' ? 300 : undefined) });
+  t.match(own.output, /# timeout 300/, "tap is told the file's own");
+  const other = await runFile('told.mjs', { ...options(dir, 1), timeoutOf: () => undefined });
+  t.match(other.output, /# timeout 1/, "a file without one gets the run's");
+});
+
 t.test('a file whose tests pass but that keeps a handle open fails (tap: timeout) and is ended', async (t) => {
   const dir = t.testdir({ 'linger.mjs': FILES['linger.mjs']! });
   const o = await runFile('linger.mjs', options(dir, 1));
