@@ -1,9 +1,14 @@
 // Cards for the rest of the gateway: the upstream's card (CardStore), the
 // interfaces an `auto` route may call, the card served for a route to a given
-// request (rewritten, re-signed or with signatures dropped, with a strong ETag
-// and Last-Modified for §8.6 caching; a card naming a request host the
-// operator did not vouch for is never signed, but refused), the extended card
-// rewritten the same way, and each route's readiness.
+// request (rewritten, re-signed — served as the normal form that was signed,
+// §8.4.1 — or with signatures dropped, with a strong ETag and Last-Modified
+// for §8.6 caching; a card naming a request host the operator did not vouch
+// for is never signed, but refused), the extended card rewritten the same way,
+// and each route's readiness. Served cards are kept across a reload: one whose
+// unsigned content, signing header and key come out the same is served as it
+// was (same bytes, ETag, Last-Modified; not signed again); one that changed
+// gets the generation's start as Last-Modified unless the upstream's card
+// changed later. Signing keys are read once per configuration generation.
 import { createHash } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import type { Logger } from 'pino';
@@ -18,7 +23,7 @@ import { cardVaries, publicAddresses, type GatewayAddresses, type PublicAddresse
 import { selfCheck } from './self-address.js';
 import { cardToV03 } from '../compat/v0_3/card.js';
 import { bindingOrder, rewriteCard, wantsV03Card } from './served-card.js';
-import { signCard } from './signing.js';
+import { normalizedCard, protectedHeader, signCard, SigningKeys, type LoadedKey } from './signing.js';
 import { chooseInterfaces, minimalCard, type ResolvedUpstream } from './upstream-card.js';
 import { endpointRoutes } from '../upstream/endpoints.js';
 
@@ -43,9 +48,22 @@ function cardUnavailable(e: unknown): A2AError {
  */
 export const SERVED_CARDS_KEPT = 256;
 
+/** A served card as kept: what it was built from and for (generation), and what it is made of (fingerprint). */
+interface Kept {
+  source: JsonObject;
+  generation: number;
+  fingerprint: string;
+  card: ServedCard;
+}
+
 export class CardService {
-  private readonly served = new Map<string, { source: JsonObject; card: ServedCard }>();
+  private readonly served = new Map<string, Kept>();
   private readonly warned = new Set<string>();
+  private readonly keys = new SigningKeys();
+  /** The card served for a route without a card source: one per route object (configuration generation). */
+  private readonly minimal = new WeakMap<RouteConfig, JsonObject>();
+  private generation = 0;
+  private generationStart = Date.now();
 
   constructor(
     readonly store: CardStore,
@@ -54,9 +72,14 @@ export class CardService {
     private readonly log: Logger,
   ) {}
 
-  /** After a reload: served cards are rebuilt from the new route settings. */
+  /**
+   * After a reload: served cards are rebuilt from the new route settings (the ones kept are compared with, not
+   * served), and signing keys are read again.
+   */
   reset(): void {
-    this.served.clear();
+    this.generation++;
+    this.generationStart = Date.now();
+    this.keys.clear();
   }
 
   /** How many served cards are kept now (at most SERVED_CARDS_KEPT). */
@@ -132,17 +155,21 @@ export class CardService {
     }
   }
 
-  private async finish(
+  /**
+   * The rewritten card before any signature, and the key to sign it with when the route re-signs it (`sign`: the
+   * caller gets the 1.0 shape): then the card is the normal form that is signed and served.
+   */
+  private async unsigned(
     card: JsonObject,
     route: RouteConfig,
     upstream: JsonObject,
     at: PublicAddresses,
     sign = true,
-  ): Promise<JsonObject> {
+  ): Promise<{ card: JsonObject; key?: LoadedKey }> {
     if (route.card.signatures === 'resign' && route.card.signingKey) {
-      if (!sign) return card;
+      if (!sign) return { card };
       this.refuseUnvouched(card, route, at);
-      return signCard(card, route.card.signingKey);
+      return { card: normalizedCard(card), key: await this.keys.get(route.card.signingKey) };
     }
     if (Array.isArray(upstream.signatures) && upstream.signatures.length > 0) {
       this.warnOnce(
@@ -151,7 +178,7 @@ export class CardService {
         { route: route.name },
       );
     }
-    return card;
+    return { card };
   }
 
   /**
@@ -189,7 +216,7 @@ export class CardService {
     // one endpoint's card and its Last-Modified (another may become ready while this awaits)
     const primary = this.primary(route);
     try {
-      source = (await this.store.get(primary)) ?? minimalCard(route);
+      source = (await this.store.get(primary)) ?? this.minimalFor(route);
     } catch (e) {
       throw cardUnavailable(e);
     }
@@ -198,9 +225,13 @@ export class CardService {
     const v03 = wantsV03Card(route, view);
     const key = `${route.name} ${at.http} ${at.grpc} ${v03 ? '0.3' : '1.0'}`;
     const hit = this.served.get(key);
-    if (hit && hit.source === source) return hit.card;
+    const generation = this.generation;
+    if (hit && hit.source === source && hit.generation === generation) return hit.card;
+    const since = Math.max(this.store.changedAt(primary), this.generationStart);
     // 0.3 callers verify no 1.0 signature: a re-signed card is served signed in its 1.0 shape only
-    let card = await this.finish(rewriteCard(source, route, at), route, source, at, !v03);
+    const unsigned = await this.unsigned(rewriteCard(source, route, at), route, source, at, !v03);
+    const signing = unsigned.key;
+    let card = unsigned.card;
     if (v03) {
       const order = bindingOrder(source, route);
       card = cardToV03(card, {
@@ -211,17 +242,37 @@ export class CardService {
       });
       delete card.signatures;
     }
-    const body = JSON.stringify(card);
-    const served: ServedCard = {
-      body,
-      etag: `"${createHash('sha256').update(body).digest('base64url')}"`,
-      lastModified: new Date(Math.floor((this.store.changedAt(primary) || Date.now()) / 1000) * 1000),
-      maxAgeSeconds: route.card.maxAgeSeconds,
-    };
+    const k = signing && route.card.signingKey;
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify(card))
+      .update(k ? `\n${JSON.stringify(protectedHeader(k))}\n${signing.id}` : '')
+      .digest('base64url');
+    let served: ServedCard;
+    if (hit && hit.fingerprint === fingerprint) {
+      // the same content, header and key: the same bytes (a new signature would only change the ETag)
+      served = hit.card;
+    } else {
+      const body = JSON.stringify(k ? await signCard(card, k, signing) : card);
+      served = {
+        body,
+        etag: `"${createHash('sha256').update(body).digest('base64url')}"`,
+        lastModified: new Date(Math.floor(since / 1000) * 1000),
+        maxAgeSeconds: route.card.maxAgeSeconds,
+      };
+    }
+    if (route.card.maxAgeSeconds !== served.maxAgeSeconds)
+      served = { ...served, maxAgeSeconds: route.card.maxAgeSeconds };
     this.served.delete(key);
     if (this.served.size >= SERVED_CARDS_KEPT) this.served.delete(this.served.keys().next().value!);
-    this.served.set(key, { source, card: served });
+    this.served.set(key, { source, generation, fingerprint, card: served });
     return served;
+  }
+
+  /** The minimal card of a route without a card source, the same object for the route's generation (cached as any). */
+  private minimalFor(route: RouteConfig): JsonObject {
+    let card = this.minimal.get(route);
+    if (!card) this.minimal.set(route, (card = minimalCard(route)));
+    return card;
   }
 
   /** The request headers the route's served card depends on (for `Vary`). */
@@ -233,6 +284,8 @@ export class CardService {
   async rewriteExtended(response: AgentCard, route: RouteConfig, view: RequestView): Promise<AgentCard> {
     const upstream = writeJson(AgentCardSchema, response) as JsonObject;
     const at = publicAddresses(this.addresses(), this.trusted, route, view);
-    return readJson(AgentCardSchema, await this.finish(rewriteCard(upstream, route, at), route, upstream, at));
+    const { card, key } = await this.unsigned(rewriteCard(upstream, route, at), route, upstream, at);
+    const k = key && route.card.signingKey;
+    return readJson(AgentCardSchema, k ? await signCard(card, k, key) : card);
   }
 }

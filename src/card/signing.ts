@@ -1,9 +1,12 @@
 // Agent Card signatures (spec §8.4): the canonical payload (presence-aware
 // ProtoJSON of the card without `signatures`, REQUIRED fields kept, RFC 8785
 // JCS), signing a served card anew with the route's key (JWS with a detached
-// payload, protected header {alg, typ: "JOSE", kid, jku?}) and verifying an
-// upstream card against a JWKS. `jose` does the JWS work (loaded with the
+// payload, protected header {alg, typ: "JOSE", kid, jku?}; the signed card is
+// that normal form, so what is served is what was signed), the signing keys
+// as read for one configuration generation, and verifying an upstream card
+// against a JWKS. `jose` does the JWS work (loaded with the
 // first card signed or verified: util/jose.ts), `canonicalize` JCS.
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import canonicalize from 'canonicalize';
 import type { JSONWebKeySet, CryptoKey, KeyObject } from 'jose';
@@ -30,38 +33,75 @@ function keepRequired(schema: DescMessage, json: JsonObject): JsonObject {
   return json;
 }
 
+/** §8.4.1: the card as it is signed — without `signatures`, ProtoJSON with REQUIRED fields kept (what a re-signed card is served as). */
+export function normalizedCard(card: JsonObject): JsonObject {
+  const { signatures: _signatures, ...rest } = card;
+  return keepRequired(AgentCardSchema, writeJson(AgentCardSchema, readJson(AgentCardSchema, rest)) as JsonObject);
+}
+
 /** §8.4.1: the bytes that are signed. */
 export function canonicalPayload(card: JsonObject): Uint8Array {
-  const { signatures: _signatures, ...rest } = card;
-  const normalized = keepRequired(
-    AgentCardSchema,
-    writeJson(AgentCardSchema, readJson(AgentCardSchema, rest)) as JsonObject,
-  );
-  return new TextEncoder().encode(canonicalize(normalized) ?? '');
+  return new TextEncoder().encode(canonicalize(normalizedCard(card)) ?? '');
 }
 
-const keys = new Map<string, Promise<CryptoKey | KeyObject | Uint8Array>>();
+/** A signing key as read from its file: `id` names its material (alg and file content), `key` is it imported. */
+export interface LoadedKey {
+  id: string;
+  key: CryptoKey | KeyObject | Uint8Array;
+}
 
-function loadKey(k: SigningKey): Promise<CryptoKey | KeyObject | Uint8Array> {
-  let p = keys.get(k.file);
-  if (!p) {
-    p = Promise.all([readFile(k.file, 'utf8'), loadJose()]).then(([text, jose]) =>
-      text.trim().startsWith('{')
-        ? jose.importJWK(JSON.parse(text) as Record<string, unknown>, k.alg)
-        : jose.importPKCS8(text, k.alg),
-    );
-    keys.set(k.file, p);
+async function readKey(k: SigningKey): Promise<LoadedKey> {
+  const [text, jose] = await Promise.all([readFile(k.file, 'utf8'), loadJose()]);
+  const key = text.trim().startsWith('{')
+    ? await jose.importJWK(JSON.parse(text) as Record<string, unknown>, k.alg)
+    : await jose.importPKCS8(text, k.alg);
+  return { id: createHash('sha256').update(`${k.alg}\n${text}`).digest('base64url'), key };
+}
+
+/**
+ * Signing keys read once per configuration generation, per file and alg: the owner clears them when a new
+ * configuration takes over, so a key file replaced at the same path (rotation) or given another alg is read anew.
+ * A key that cannot be read is not kept (the next card tries again).
+ */
+export class SigningKeys {
+  private readonly loaded = new Map<string, Promise<LoadedKey>>();
+
+  get(k: SigningKey): Promise<LoadedKey> {
+    const name = `${k.alg}\n${k.file}`;
+    let p = this.loaded.get(name);
+    if (!p) {
+      const loading = readKey(k);
+      loading.catch(() => {
+        if (this.loaded.get(name) === loading) this.loaded.delete(name);
+      });
+      this.loaded.set(name, (p = loading));
+    }
+    return p;
   }
-  return p;
+
+  clear(): void {
+    this.loaded.clear();
+  }
 }
 
-/** The card with `signatures` replaced by one signature made with the route's key. */
-export async function signCard(card: JsonObject, k: SigningKey): Promise<JsonObject> {
-  const { signatures: _dropped, ...unsigned } = card;
-  const header = { alg: k.alg, typ: 'JOSE', kid: k.kid, ...(k.jku ? { jku: k.jku } : {}) };
+/** The protected header of the route's signature (§8.4.2). */
+export function protectedHeader(k: SigningKey): { alg: string; typ: string; kid: string; jku?: string } {
+  return { alg: k.alg, typ: 'JOSE', kid: k.kid, ...(k.jku ? { jku: k.jku } : {}) };
+}
+
+/**
+ * The card as it was signed (normalizedCard) with one signature made with the route's key, replacing any
+ * `signatures`: served as it is, a verifier canonicalising the served JSON gets the signed bytes. `key` is the
+ * key as loaded (SigningKeys), else the file is read.
+ */
+export async function signCard(card: JsonObject, k: SigningKey, key?: LoadedKey): Promise<JsonObject> {
+  const normalized = normalizedCard(card);
   const { FlattenedSign } = await loadJose();
-  const jws = await new FlattenedSign(canonicalPayload(unsigned)).setProtectedHeader(header).sign(await loadKey(k));
-  return { ...unsigned, signatures: [{ protected: jws.protected ?? '', signature: jws.signature }] };
+  const payload = new TextEncoder().encode(canonicalize(normalized) ?? '');
+  const jws = await new FlattenedSign(payload)
+    .setProtectedHeader(protectedHeader(k))
+    .sign((key ?? (await readKey(k))).key);
+  return { ...normalized, signatures: [{ protected: jws.protected ?? '', signature: jws.signature }] };
 }
 
 /** Throws unless at least one of the card's signatures verifies with a key of the JWKS file. */

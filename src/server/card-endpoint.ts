@@ -3,9 +3,10 @@
 // strong ETag of the served bytes, Last-Modified, `Vary` on every request
 // header the card is built from (A2A-Version: its shape follows the caller's
 // version; Host and, behind trusted proxies, the forwarded headers, unless the
-// route's public URLs are configured), and 304 answers to If-None-Match /
-// If-Modified-Since. A card that cannot be served is an error in the form of
-// the card asked for (0.3's `{code, message}` for 0.3's shape).
+// route's public URLs are configured), and 304 answers to If-None-Match (weak
+// comparison, a list or `*`: RFC 9110 §13.1.2) / If-Modified-Since. A card
+// that cannot be served is an error in the form of the card asked for (0.3's
+// `{code, message}` for 0.3's shape).
 import type { CardService } from '../card/card-service.js';
 import type { RouteConfig } from '../config/types.js';
 import { asA2AError } from '../errors/a2a-error.js';
@@ -13,6 +14,15 @@ import type { HttpAnswer, RequestView } from '../http/request.js';
 import { restError } from '../bindings/rest/inbound.js';
 import { v03Error } from '../bindings/rest/inbound-v0_3.js';
 import { wantsV03Card } from '../card/served-card.js';
+
+/**
+ * RFC 9110 §13.1.2: whether `If-None-Match` names the current entity tag — `*`, or a tag in its list that matches by
+ * weak comparison (`W/"x"` matches `"x"`: a proxy that compresses the card weakens the ETag it passes back).
+ */
+function noneMatchFails(header: string, etag: string): boolean {
+  // a quoted tag may hold a comma: the tags are read as tokens, not split on commas
+  return (header.match(/(?:W\/)?"[^"]*"|\*/g) ?? []).some((t) => t === '*' || t.replace(/^W\//, '') === etag);
+}
 
 export async function serveCard(cards: CardService, route: RouteConfig, view: RequestView): Promise<HttpAnswer> {
   let card;
@@ -34,7 +44,7 @@ export async function serveCard(cards: CardService, route: RouteConfig, view: Re
   const ims = view.header('if-modified-since');
   const notModified =
     inm !== undefined
-      ? inm.split(',').some((t) => t.trim() === card.etag || t.trim() === '*')
+      ? noneMatchFails(inm, card.etag)
       : ims !== undefined && !Number.isNaN(Date.parse(ims)) && Date.parse(ims) >= card.lastModified.getTime();
   return notModified ? { status: 304, headers } : { status: 200, headers, body: card.body };
 }
