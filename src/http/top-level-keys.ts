@@ -54,9 +54,20 @@ function skipSpace(b: Buffer, at: number): number {
  * at a key equal to it (its value is not walked): what was found before it.
  */
 export function topLevelValues(b: Buffer, key: string, until?: string): unknown[] | undefined {
+  const spans = topLevelSpans(b, key, until);
+  if (spans === undefined) return undefined;
+  try {
+    return spans.map((s) => JSON.parse(s.toString('utf8')) as unknown);
+  } catch {
+    return undefined; // a named value JSON.parse refuses
+  }
+}
+
+/** As topLevelValues, the values' bytes as they stand in `b` (views of it), not parsed. */
+export function topLevelSpans(b: Buffer, key: string, until?: string): Buffer[] | undefined {
   const want = key.toLowerCase();
   const stop = until?.toLowerCase();
-  const out: unknown[] = [];
+  const out: Buffer[] = [];
   let i = skipSpace(b, 0);
   if (b[i] !== 0x7b) return undefined;
   i = skipSpace(b, i + 1);
@@ -77,14 +88,14 @@ export function topLevelValues(b: Buffer, key: string, until?: string): unknown[
       i = skipSpace(b, i + 1);
       const end = valueEnd(b, i);
       if (end < 0 || end === i) return undefined;
-      if (named) out.push(JSON.parse(b.subarray(i, end).toString('utf8')));
+      if (named) out.push(b.subarray(i, end));
       i = skipSpace(b, end);
       if (b[i] === 0x7d) return skipSpace(b, i + 1) === b.length ? out : undefined;
       if (b[i] !== 0x2c) return undefined;
       i = skipSpace(b, i + 1);
     }
   } catch {
-    return undefined; // a key or a named value JSON.parse refuses
+    return undefined; // a key JSON.parse refuses
   }
 }
 

@@ -225,7 +225,24 @@ t.test('JSON-RPC: a params.tenant that is no string is InvalidParams, as on the 
   });
   const upperBody = (await upper.body.json()) as JsonObject;
   tt.equal((upperBody.error as JsonObject | undefined)?.code, -32602, 'PARAMS.tenant: InvalidParams');
-  tt.same(reached, [], 'neither reached the agent');
+  // a duplicate key: JSON.parse keeps the last, a parser at the agent may keep the first (the protected tenant)
+  for (const raw of [
+    '{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{"tenant":"secret","id":"x","tenant":""}}',
+    '{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{"id":"x","tenant":"secret"},"params":{"id":"x"}}',
+  ]) {
+    const dup = await request(`${gw.httpUrl}/rpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: raw,
+    });
+    const dupBody = (await dup.body.json()) as JsonObject;
+    tt.equal(
+      (dupBody.error as JsonObject | undefined)?.code,
+      -32602,
+      `duplicate keys naming "secret": refused, ${raw}`,
+    );
+  }
+  tt.same(reached, [], 'none reached the agent');
   for (const tenant of [['secret'], { name: 'secret' }, 1, true]) {
     const translated = await rpcCall('/trpc', { id: 'x', tenant });
     const got = await rpcCall('/rpc', { id: 'x', tenant });

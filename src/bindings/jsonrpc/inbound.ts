@@ -37,7 +37,7 @@ import {
   type SseFrame,
 } from '../../http/request.js';
 import { openSse } from '../../http/sse-answer.js';
-import { caseFoldedValues } from '../../http/top-level-keys.js';
+import { caseFoldedValues, topLevelSpans, topLevelValues } from '../../http/top-level-keys.js';
 import type { Answer, AnswerWriter, Call } from '../../pipeline/call.js';
 import type { Pipeline } from '../../pipeline/pipeline.js';
 import { writeJson, isObject, type Json, type JsonObject } from '../../proto/json.js';
@@ -135,6 +135,24 @@ function streamErrorAnswer(id: JsonRpcId, err: A2AError, dialect: ProtocolVersio
  */
 function versionBeforeMethod(http: HttpCall): ProtocolVersion {
   return speaksV03(http.header, http.query.get('A2A-Version')) ? '0.3' : '1.0';
+}
+
+/**
+ * The tenants a single request's body names: each `tenant` key of each `params` key, in any case, duplicates too
+ * (JSON.parse keeps the last of a duplicate key; an agent's parser may keep the first), read from its bytes;
+ * undefined when they are no JSON object by that reading (the parsed object is read instead).
+ */
+function namedInBody(body: Buffer): unknown[] | undefined {
+  const params = topLevelSpans(body, 'params');
+  if (params === undefined) return undefined;
+  const out: unknown[] = [];
+  for (const p of params) {
+    if (p[0] !== 0x7b) continue; // no object: it names no tenant
+    const found = topLevelValues(p, 'tenant');
+    if (found === undefined) return undefined;
+    out.push(...found);
+  }
+  return out;
 }
 
 function isValidId(id: unknown): id is JsonRpcId {
@@ -255,8 +273,10 @@ export class JsonRpcInbound {
     }
     const named = strings.materialize(params?.tenant);
     const tenant = typeof named === 'string' && !v03 ? named : '';
-    // what an agent's parser may take for params.tenant: either key in any case (Go's encoding/json ignores it)
+    // what an agent's parser may take for params.tenant: either key in any case (Go's encoding/json ignores it),
+    // every duplicate too (read from the bytes: JSON.parse kept only the last of each key)
     const tenants = (): unknown[] =>
+      (!inBatch && http.body ? namedInBody(http.body) : undefined) ??
       Object.keys(item)
         .filter((k) => k.length === 6 && k.toLowerCase() === 'params')
         .flatMap((k) => (isObject(item[k]) ? caseFoldedValues(item[k], 'tenant') : []));
