@@ -83,11 +83,25 @@ export function originForm(req: { url?: string; headers: Record<string, unknown>
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
+/**
+ * What no request target may hold (RFC 3986 §2, RFC 9112 §3.2): bytes outside printable ASCII (HTTP/2's `:path`
+ * carries them; an agent would get them raw in its request line), space, `"<>\^\`{|}` and a fragment. A path or
+ * query holding one is refused rather than forwarded as it came: the agent's parser could read another id or
+ * operation out of it than the gateway routed and checked.
+ */
+const NOT_URI = /[^\x21-\x7e]|["#<>\\^`{|}]/;
+
 /** Why the edge refuses a request before routing it, if it does. */
 export function refusal(host: string | undefined, rawUrl: string, path: string): A2AError | undefined {
   if (host !== undefined && !isAuthority(host))
     return A2AError.of('INVALID_REQUEST', 'the Host header is not a host[:port] authority');
   if (!rawUrl.startsWith('/')) return A2AError.of('INVALID_REQUEST', 'the request target is not a path');
+  if (NOT_URI.test(rawUrl)) {
+    return A2AError.of(
+      'INVALID_REQUEST',
+      'the request target holds a character a URI may not (RFC 3986): percent-encode it',
+    );
+  }
   if (hasDotSegment(path)) return A2AError.of('INVALID_REQUEST', 'the path has a dot segment ("." or "..")');
   return undefined;
 }

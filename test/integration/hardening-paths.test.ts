@@ -109,6 +109,19 @@ t.test('dot segments, plain or encoded, are refused before routing', async (tt) 
   tt.same(reached, [], 'nothing reached the upstream');
 });
 
+t.test('a target holding what no URI may (RFC 3986) is refused, never forwarded as it came', async (tt) => {
+  reached.length = 0;
+  for (const target of ['/pt/tasks/x#frag', '/pt/tasks/a|b', '/pt/tasks/{x}', '/pt/tasks/x?q=<a>', '/pt/tasks/a"b']) {
+    const r = await raw(target);
+    tt.equal(r.status, 400, `${target}: 400`);
+    tt.equal(reasonOf(r.body), 'INVALID_REQUEST', `${target}: INVALID_REQUEST`);
+  }
+  tt.same(reached, [], 'nothing reached the upstream');
+  const ok = await raw('/pt/tasks/a%7Cb?historyLength=1', 'GET', 'A2A-Version: 1.0\r\n');
+  tt.equal(ok.status, 200, 'the same id percent-encoded: forwarded');
+  tt.same(reached, ['GET /rest/tasks/a%7Cb?historyLength=1'], 'as it came');
+});
+
 t.test('a pass-through forwards A2A operations only', async (tt) => {
   reached.length = 0;
   for (const [method, target] of [
