@@ -2,7 +2,10 @@
 // use instead of the gateway's: the WHATWG cases by hand, cut at every byte,
 // and then differentially against the gateway's reader (src/sse/reader.ts) on
 // random streams cut at random places — two parsers written apart that must
-// agree, so a bug in either shows.
+// agree, so a bug in either shows. Where the gateway's reader departs from
+// the standard on purpose (the event a body ends in is delivered, its last
+// line taken as ended, as the SDK clients read it), the standard's parser is
+// given that blank line.
 import fc from 'fast-check';
 import t from 'tap';
 import { readSse } from '../../src/sse/reader.js';
@@ -101,7 +104,7 @@ t.test('agrees with the gateway reader on random streams', async (tt) => {
   await fc.assert(
     fc.asyncProperty(stream, cuts, async (bytes, at) => {
       const parts = cut(bytes, at);
-      const ours = parseAll(parts).events;
+      const ours = parseAll([...parts, enc('\n\n')]).events; // what the gateway's reader takes the end for
       const theirs: TestSseEvent[] = [];
       for await (const ev of readSse(
         (async function* () {
