@@ -201,7 +201,7 @@ export const WHEN = {
     'A2A-Version neither 1.x nor 0.3 (empty = 0.3); 0.3 for a 1.0 method name or path, 1.x for a 0.3 one; a version the route does not take (`versions`)',
   PARSE_ERROR: 'the body is not JSON (JSON-RPC, REST) or not a valid protobuf message (gRPC)',
   INVALID_REQUEST:
-    'JSON-RPC: not a request object, an empty batch, or a streaming method in a batch or without an id; HTTP: a Host that is not a host[:port], or a path with dot segments (`..`, `%2e%2e`, and between `\\`, `%5C` or `%2F`: `..\\`, `..%2F`), or a target holding what no URI may (non-ASCII or control bytes, space, `\"#<>\\^\`{|}`); a header the gateway reads or passes on over 8 KiB or with CR, LF or NUL',
+    'JSON-RPC: not a request object, an empty batch, or a streaming method in a batch or without an id; HTTP: a Host that is not a host[:port], or a path with dot segments (`..`, `%2e%2e`, and between `\\`, `%5C` or `%2F`: `..\\`, `..%2F`), or a target holding what no URI may (bytes outside printable ASCII, space, quote, #, <, >, backslash, ^, backtick, {, |, }); a header the gateway reads or passes on over 8 KiB or with CR, LF or NUL',
   METHOD_NOT_FOUND:
     "unknown JSON-RPC method, REST path or HTTP method (gRPC: UNIMPLEMENTED from grpc-js); an upstream's bare HTTP 404 to a call that names no task",
   INVALID_PARAMS:
