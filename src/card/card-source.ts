@@ -1,12 +1,14 @@
 // Where a route's upstream card comes from and how it is keyed (card-store.ts
 // keeps the cards): the file or URL, the TLS it is fetched over, the entry key
 // that holds what decides to trust a fetched card (so a reload that changes it
-// starts afresh), how long an answer stays fresh (Cache-Control, §8.6), and a
-// 0.3 card read as a 1.0 one (bridge §1–2).
+// starts afresh), how long an answer stays fresh (Cache-Control, §8.6), and
+// what is accepted as the upstream's card: a JSON object that reads as an
+// AgentCard (§8.2; a 0.3 card read as a 1.0 one first, bridge §1–2).
 import { createHash } from 'node:crypto';
 import { cardFromV03, interfacesOfV03Card, isV03Card } from '../compat/v0_3/card.js';
 import type { RouteConfig, UpstreamTls } from '../config/types.js';
-import type { JsonObject } from '../proto/json.js';
+import { AgentCardSchema } from '../gen/a2a_pb.js';
+import { isObject, readJson, type JsonObject } from '../proto/json.js';
 import { tlsKey } from '../tls/upstream-tls.js';
 import { cardSourceUrl } from './upstream-card.js';
 
@@ -27,6 +29,32 @@ export function maxAgeMs(cacheControl: string | undefined): number {
 export function asV1Card(card: JsonObject): JsonObject {
   if (!isV03Card(card)) return card;
   return { ...cardFromV03(card), supportedInterfaces: interfacesOfV03Card(card) };
+}
+
+/** The upstream's card as it came, when it is a JSON object (its signatures are verified on this form); else throws. */
+export function cardObject(json: unknown): JsonObject {
+  if (isObject(json)) return json;
+  const kind = json === null ? 'null' : Array.isArray(json) ? 'an array' : `a ${typeof json}`;
+  throw new Error(`the agent card is ${kind}, not a JSON object`);
+}
+
+/**
+ * The card the store accepts: the upstream's as a 1.0 card (asV1Card) that reads as an AgentCard, every field of its
+ * type (readJson; unknown fields are kept and ignored, §5.7), top-level nulls (ProtoJSON: absent) left out; throws
+ * naming the first field that does not.
+ */
+export function acceptedCard(card: JsonObject): JsonObject {
+  const v1 = asV1Card(card);
+  try {
+    readJson(AgentCardSchema, v1, '(card)');
+  } catch (e) {
+    throw new Error(`the agent card is no AgentCard: ${(e as Error).message}`, { cause: e });
+  }
+  const nulls = Object.keys(v1).filter((k) => v1[k] === null);
+  if (nulls.length === 0) return v1;
+  const out = { ...v1 };
+  for (const k of nulls) delete out[k];
+  return out;
 }
 
 interface Source {

@@ -3,7 +3,8 @@
 // with If-None-Match), retried with backoff while an upstream is down (the
 // route is not ready meanwhile; the gateway keeps serving the others), and on
 // a failed refresh the last good card keeps serving with a warning. A card
-// whose signature the route must verify is not trusted until it verifies.
+// whose signature the route must verify is not trusted until it verifies, and
+// one that is no AgentCard (card-source.ts) is a failed fetch, logged with why.
 // A route with several endpoints has a card per endpoint (each names its own
 // interfaces). With `state.redis`, every good card is also kept in Redis, so
 // a gateway replica that starts while an agent is down serves the last good
@@ -18,7 +19,7 @@ import { agentFor } from '../tls/upstream-tls.js';
 import { getWithin } from '../upstream/pulled-answer.js';
 import type { RouteConfig } from '../config/types.js';
 import type { JsonObject } from '../proto/json.js';
-import { asV1Card, cardTls, keyOf, maxAgeMs, sharedCardKey, sourceOf } from './card-source.js';
+import { acceptedCard, cardObject, cardTls, keyOf, maxAgeMs, sharedCardKey, sourceOf } from './card-source.js';
 import { withoutCredentials } from '../errors/addresses.js';
 import { cardSourceUrl } from './upstream-card.js';
 import { verifyCard } from './signing.js';
@@ -179,8 +180,8 @@ export class CardStore {
   private async load(route: RouteConfig, e: Entry): Promise<void> {
     try {
       if (route.card.file) {
-        const card = JSON.parse(await readFile(route.card.file, 'utf8')) as JsonObject;
-        this.accept(route, e, asV1Card(card), undefined, Infinity);
+        const card = cardObject(JSON.parse(await readFile(route.card.file, 'utf8')));
+        this.accept(route, e, acceptedCard(card), undefined, Infinity);
         return;
       }
       const url = cardSourceUrl(route)!;
@@ -208,9 +209,10 @@ export class CardStore {
       }
       if (res.status !== 200) throw new Error(`${withoutCredentials(url)} answered HTTP ${res.status}`);
       const etag = res.headers.etag;
-      const card = JSON.parse(text) as JsonObject;
+      // a body that is no AgentCard is a failed fetch: the last good card stays (fail() logs why)
+      const card = cardObject(JSON.parse(text));
       if (route.card.verifyJwksFile) await verifyCard(card, route.card.verifyJwksFile);
-      this.accept(route, e, asV1Card(card), Array.isArray(etag) ? etag[0] : etag, fresh);
+      this.accept(route, e, acceptedCard(card), Array.isArray(etag) ? etag[0] : etag, fresh);
     } catch (err) {
       const shared = !e.card && !e.detached && (await this.lastGood(route, e));
       this.fail(route, e, err as Error);
@@ -228,7 +230,8 @@ export class CardStore {
     try {
       const text = await s.client.get(s.key(...sharedCardKey(route)));
       if (text === null) return false;
-      e.card = JSON.parse(text) as JsonObject;
+      // held in Redis by an older replica, or written there by anyone: read as a fetched card is
+      e.card = acceptedCard(cardObject(JSON.parse(text)));
       e.changedAt = Date.now();
       this.log.warn({ route: route.name }, 'agent card unavailable; serving the last good card from redis');
       return true;

@@ -5,6 +5,7 @@
 // with nothing served; drains on SIGTERM, reloads on SIGHUP and file changes.
 import { readFileSync } from 'node:fs';
 import { format, parseArgs } from 'node:util';
+import { cardWarnings } from '../config/checks-card.js';
 import { listenerProblems } from '../config/checks.js';
 import { ConfigError, routeFromRaw } from '../config/load.js';
 import { stateFromRaw } from '../config/upstream.js';
@@ -201,6 +202,8 @@ export async function main(
     return undefined;
   }
   if (parsed.command === 'check') {
+    // valid, but worth a look (exit 0)
+    for (const w of cardWarnings(parsed.config.routes)) process.stderr.write(`a2a-gateway: warning: ${w}\n`);
     process.stdout.write(`${parsed.config.source}: valid (${parsed.config.routes.length} route(s))\n`);
     return undefined;
   }

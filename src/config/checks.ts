@@ -5,10 +5,12 @@
 // that must exist, path prefixes without dot or empty segments, no route
 // shadowed by an earlier one, rate limits whose bucket fills within 100 years
 // (the token bucket counts whole microseconds in doubles), no two listeners on
-// one port, and trusted proxies that are IP addresses or CIDRs.
+// one port, trusted proxies that are IP addresses or CIDRs, and card
+// overrides that read as the AgentCard fields they replace (checks-card.ts).
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { relative } from 'node:path';
+import { overrideProblems } from './checks-card.js';
 import type { RawRoute } from './raw.js';
 import { BINDINGS, type Binding, type ListenerTls, type RouteConfig } from './types.js';
 import { impliesTls } from './upstream.js';
@@ -184,6 +186,7 @@ export function semanticProblems(
       if (p.includes('/')) out.push({ path: `/routes/${i}`, message: `"${p}" is not a host name` });
     out.push(...endpointProblems(r, raw, i));
     out.push(...grpcOnlyUnreachable(r, i));
+    out.push(...overrideProblems(r, i));
   });
   return out;
 }

@@ -40,7 +40,7 @@ export const CARD_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       default: {},
-      description: 'Top-level card fields to replace.',
+      description: 'Top-level card fields to replace, each read as its AgentCard field (§4.4.1) at load.',
       properties: Object.fromEntries(
         [
           'name',

@@ -42,10 +42,11 @@ export class Router {
     return r.hosts.length === 0 || r.hosts.includes(host);
   }
 
-  /** A route bound to this host, for its card at the host's root well-known URI. */
+  /** A route bound to this host, for its card at the host's root well-known URI: one bound to no tenant first. */
   hostRoute(hostHeader: string | undefined): RouteConfig | undefined {
     const host = hostOf(hostHeader);
-    return this.ordered.find((r) => r.hosts.includes(host));
+    const bound = (r: RouteConfig): boolean => r.hosts.includes(host);
+    return this.ordered.find((r) => bound(r) && r.tenant === undefined) ?? this.ordered.find(bound);
   }
 
   /** HTTP: routes whose host and path prefix match the canonical path (canonical.ts), most specific first. */

@@ -2,8 +2,10 @@
 // prefix reach, then hands the call to the JSON-RPC inbound (POST to the
 // route's root), the REST inbound (every other A2A path) — both run it
 // through the request pipeline — or the card endpoint (GET
-// {prefix}/.well-known/agent-card.json), and writes the answer: a body, an
-// SSE stream, or a pass-through relay piped with backpressure. Bodies are
+// {prefix}/.well-known/agent-card.json for the prefix's own route, GET
+// {prefix}/{tenant}/.well-known/agent-card.json for a tenant's: the route is
+// picked by cors-routes.ts), and writes the answer: a body, an SSE stream,
+// or a pass-through relay piped with backpressure. Bodies are
 // read raw so that every parse error is answered in the caller's binding,
 // with the listener's body timeout and lingering close (http/body-reader.ts).
 // Before routing, the request is checked as nginx would: the Host is an
@@ -28,7 +30,7 @@ import { speaksV03 } from '../core/service-params.js';
 import { A2AError, asA2AError } from '../errors/a2a-error.js';
 import { BodyRefused, readBody } from '../http/body-reader.js';
 import { corsHeaders, preflight } from '../http/cors.js';
-import { cardPath, reachable } from './cors-routes.js';
+import { cardPath, cardRoute, reachable } from './cors-routes.js';
 import { REQUEST_ID, type HttpAnswer, type HttpCall, type RequestView, type Wire } from '../http/request.js';
 import type { Health } from '../ops/health.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
@@ -172,9 +174,10 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
       query: (name) => query.get(name) ?? undefined,
       peerCertificate: () => verifiedPeer(tlsSocketOf(req)),
     };
-    if (verb === 'GET' && cardPath(below)) {
-      allow(group.slice(0, 1));
-      return send(res, await serveCard(deps.cards, group[0]!, view));
+    const carded = verb === 'GET' ? cardRoute(group, below) : undefined;
+    if (carded) {
+      allow([carded]);
+      return send(res, await serveCard(deps.cards, carded, view));
     }
     const signal = new CallSignal();
     // the caller gone before the answer was ended (on h2 writableFinished is already true after a reset)

@@ -2,9 +2,11 @@
 // request once (core/validate.ts): REQUIRED fields (§5.7), the route's string
 // length limit, Struct nesting, and with the route's SSRF guard the file part
 // and push-notification URLs (§13) — InvalidParams with field violations.
-// `capabilities` makes the §3.3.4 checks from the upstream's cached card
-// before calling it: push notifications, the extended card, streaming, and
-// extensions the agent requires (EXTENSION_SUPPORT_REQUIRED).
+// `capabilities` makes the §3.3.4 checks before calling the upstream, from
+// the capabilities its card states as the gateway serves it (§8: the route's
+// `card.overrides.capabilities` when set, else the upstream's cached card's):
+// push notifications, the extended card, streaming, and extensions the agent
+// requires (EXTENSION_SUPPORT_REQUIRED).
 import type { CardService } from '../../card/card-service.js';
 import { requestOf } from '../../core/envelope.js';
 import type { MethodName } from '../../core/methods.js';
@@ -72,15 +74,25 @@ function checkCard(method: MethodName, caps: JsonObject, requested: readonly str
 export function capabilitiesStage(cards: CardService): Stage {
   return {
     name: 'capabilities',
-    wrap: (next, route) => (call) => {
-      const check = (card: JsonObject | null | undefined): Promise<Answer> => {
-        // an upstream without a card is not blocked: it answers for itself
-        if (card) checkCard(call.method.name, (card.capabilities ?? {}) as JsonObject, call.extensions ?? []);
-        return next(call);
+    wrap: (next, route) => {
+      // capabilities the route's overrides state replace the upstream's whole in the served card (served-card.ts):
+      // they are what is checked, read once per route, whatever the upstream's card says or whether it has one
+      const overridden = route.card.overrides.capabilities as JsonObject | undefined;
+      if (overridden)
+        return (call) => {
+          checkCard(call.method.name, overridden, call.extensions ?? []);
+          return next(call);
+        };
+      return (call) => {
+        const check = (card: JsonObject | null | undefined): Promise<Answer> => {
+          // an upstream without a card is not blocked: it answers for itself
+          if (card) checkCard(call.method.name, (card.capabilities ?? {}) as JsonObject, call.extensions ?? []);
+          return next(call);
+        };
+        const cached = cards.cachedUpstreamCard(route);
+        if (cached !== undefined) return check(cached);
+        return cards.upstreamCard(route).then(check, () => check(undefined));
       };
-      const cached = cards.cachedUpstreamCard(route);
-      if (cached !== undefined) return check(cached);
-      return cards.upstreamCard(route).then(check, () => check(undefined));
     },
   };
 }
