@@ -58,7 +58,7 @@ writeFileSync(
     ],
   }),
 );
-const { config, hash } = readConfig(file);
+const { config, hash } = await readConfig(file);
 rmSync(dir, { recursive: true });
 const gw = await startGateway(config, pino({ level: 'silent' }), { trafficSampleMs: 1000 });
 gw.configState.applied(hash, 'start');

@@ -50,6 +50,11 @@ export interface LoadedKey {
   key: CryptoKey | KeyObject | Uint8Array;
 }
 
+/** The key file (PKCS#8 PEM or JWK) imported for its alg; rejects when it does not fit (config/signing-keys.ts checks at load). */
+export async function importSigningKey(k: SigningKey): Promise<CryptoKey | KeyObject | Uint8Array> {
+  return (await readKey(k)).key;
+}
+
 async function readKey(k: SigningKey): Promise<LoadedKey> {
   const [text, jose] = await Promise.all([readFile(k.file, 'utf8'), loadJose()]);
   const key = text.trim().startsWith('{')

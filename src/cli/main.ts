@@ -1,18 +1,21 @@
 // The a2a-gateway command: serve from a YAML config (`--config FILE`), check a
 // config without serving (`check --config FILE`), or a one-route quick start
-// (`--upstream URL`) whose route sits at the root. A bad config, or a
-// listener that cannot bind, is one line per problem on stderr and exit 2,
-// with nothing served; drains on SIGTERM, reloads on SIGHUP and file changes.
+// (`--upstream URL`) whose route sits at the root, built as a file would be
+// and through the same checks. A bad config or flag, or a listener that
+// cannot start, is one line per problem on stderr and exit 2, with nothing
+// served; drains on SIGTERM, reloads on SIGHUP and file changes.
 import { readFileSync } from 'node:fs';
 import { format, parseArgs } from 'node:util';
 import { cardWarnings } from '../config/checks-card.js';
 import { listenerProblems } from '../config/checks.js';
-import { ConfigError, routeFromRaw } from '../config/load.js';
+import { ConfigError, parseConfig } from '../config/load.js';
+import { CONFIG_SCHEMA } from '../config/schema.js';
 import { stateFromRaw } from '../config/upstream.js';
-import { DEFAULTS, type Binding, type GatewayConfig } from '../config/types.js';
+import { DEFAULTS, type GatewayConfig } from '../config/types.js';
 import { readConfig } from '../ops/config-watch.js';
 import { LineBatch } from '../ops/line-batch.js';
 import type { RunningGateway } from '../server/gateway.js';
+import { ListenError } from '../server/listen-error.js';
 
 export const HELP = `a2a-gateway: a protocol-translating reverse proxy for A2A 1.0 (JSON-RPC, HTTP+JSON/REST, gRPC)
 
@@ -47,7 +50,10 @@ function version(): string {
   return pkg.version;
 }
 
-const BINDING_VALUES = ['auto', 'JSONRPC', 'HTTP+JSON', 'GRPC'];
+const LOG_LEVELS: readonly string[] = CONFIG_SCHEMA.properties.log.properties.level.enum;
+
+/** The quick start's config source (never shown: its problems are said as flags). */
+const COMMAND_LINE = '<command line>';
 
 function port(value: string | undefined, fallback: number, flag: string): number {
   if (value === undefined) return fallback;
@@ -56,13 +62,39 @@ function port(value: string | undefined, fallback: number, flag: string): number
   return n;
 }
 
-export function configFromArgs(argv: string[]): {
+/** A problem of the quick start's route as the flag that gave the value: `--upstream ftp://x: must be …`. */
+function asFlag(problem: string, upstreams: string[]): string {
+  const m = /^<command line>:\d+:\d+: (\S+): (.*)$/.exec(problem);
+  if (!m) return problem;
+  const [, field = '', message = ''] = m;
+  if (field.endsWith('.binding')) return `--upstream-binding: ${message}`;
+  // (a route's own "is not a host name" is of an allowed host: the quick start's route has no match.hosts)
+  if (field.includes('.allowedHosts') || field === 'routes[0]') return `--allow-host: ${message}`;
+  const endpoint = /\.endpoints\[(\d+)\]/.exec(field)?.[1];
+  return `--upstream ${upstreams[Number(endpoint ?? 0)] ?? ''}: ${message}`;
+}
+
+/** The --upstream quick start's one route at the root, through the schema and checks a config file goes through. */
+function quickStart(upstreams: string[], binding: string | undefined, allowHosts: string[]): GatewayConfig {
+  const upstream = {
+    ...(upstreams.length === 1 ? { url: upstreams[0] } : { endpoints: upstreams.map((url) => ({ url })) }),
+    ...(binding !== undefined ? { binding } : {}),
+    ...(allowHosts.length > 0 ? { allowedHosts: allowHosts } : {}),
+  };
+  try {
+    return parseConfig(JSON.stringify({ routes: [{ name: 'default', upstream }] }), COMMAND_LINE);
+  } catch (e) {
+    throw e instanceof ConfigError ? new ConfigError(e.problems.map((p) => asFlag(p, upstreams))) : e;
+  }
+}
+
+export async function configFromArgs(argv: string[]): Promise<{
   command: 'serve' | 'check' | 'help' | 'version';
   config?: GatewayConfig;
   configFile?: { path: string; hash: string };
   /** What the command line sets over the file, applied again to every reloaded file (`--redis`). */
   overrides?: Partial<GatewayConfig>;
-} {
+}> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -93,43 +125,20 @@ export function configFromArgs(argv: string[]): {
   if (configPath) {
     if (allowHosts.length > 0)
       throw new ConfigError(['--allow-host is for the --upstream quick start; in a file, use upstream.allowedHosts']);
-    const read = readConfig(configPath);
+    const read = await readConfig(configPath);
     config = read.config;
     configFile = { path: configPath, hash: read.hash };
   } else if (upstreams.length > 0 && command === 'serve') {
-    const binding = values['upstream-binding'] ?? 'auto';
-    if (!BINDING_VALUES.includes(binding))
-      throw new ConfigError([`--upstream-binding: must be one of ${BINDING_VALUES.join(', ')}`]);
-    config = {
-      source: '<command line>',
-      host: DEFAULTS.host,
-      httpPort: DEFAULTS.httpPort,
-      grpcPort: DEFAULTS.grpcPort,
-      tls: undefined,
-      publicHttpUrl: undefined,
-      publicGrpcAddress: undefined,
-      logLevel: DEFAULTS.logLevel,
-      trustedProxies: [],
-      admin: undefined,
-      grpcReflection: true,
-      shutdownGraceMs: 10_000,
-      tracing: undefined,
-      routes: [
-        routeFromRaw({
-          name: 'default',
-          upstream: {
-            ...(upstreams.length === 1 ? { url: upstreams[0]! } : { endpoints: upstreams.map((url) => ({ url })) }),
-            binding: binding as Binding | 'auto',
-            allowedHosts: allowHosts,
-          },
-        }),
-      ],
-    };
+    config = quickStart(upstreams, values['upstream-binding'], allowHosts);
   } else {
     throw new ConfigError([
       command === 'check' ? 'check needs --config FILE' : 'give --config FILE or --upstream URL (see --help)',
     ]);
   }
+  const level = values['log-level'];
+  if (level !== undefined && !LOG_LEVELS.includes(level))
+    throw new ConfigError([`--log-level: "${level}" is not one of ${LOG_LEVELS.join(', ')}`]);
+  if (values.host === '') throw new ConfigError(['--host: an empty address (give 0.0.0.0 or :: for every interface)']);
   config = {
     ...config,
     host: values.host ?? config.host,
@@ -153,31 +162,6 @@ function redisState(url: string): GatewayConfig['state'] {
   return stateFromRaw({ redis: { url } });
 }
 
-/** A listener that cannot bind, as one line (address in use, not permitted, not local), or undefined. */
-function listenFailure(e: unknown, config: GatewayConfig): string | undefined {
-  const err = e as NodeJS.ErrnoException & { address?: string; port?: number };
-  const text = `${err.code ?? ''} ${err.message ?? ''}`;
-  const why = /EADDRINUSE|address already in use/i.test(text)
-    ? 'address already in use'
-    : /EACCES|permission denied/i.test(text)
-      ? 'permission denied'
-      : /EADDRNOTAVAIL|address not available/i.test(text)
-        ? 'address not available on this machine'
-        : undefined;
-  if (!why) return undefined;
-  const ports = [
-    { flag: '--http-port / listen.httpPort', port: config.httpPort, host: config.host },
-    { flag: '--grpc-port / listen.grpcPort', port: config.grpcPort, host: config.host },
-    ...(config.admin ? [{ flag: 'admin.port', port: config.admin.port, host: config.admin.host }] : []),
-  ];
-  const which =
-    ports.find((p) => p.port === err.port) ??
-    ports.find((p) => p.port !== 0 && new RegExp(`:${p.port}\\b`).test(err.message ?? ''));
-  return which
-    ? `cannot listen on ${which.host}:${which.port}: ${why} (change ${which.flag})`
-    : `cannot listen: ${why} (${err.message})`;
-}
-
 /** `adjust` lets an embedding program (the demo) amend the config before it is served. */
 export async function main(
   argv: string[],
@@ -185,7 +169,7 @@ export async function main(
 ): Promise<RunningGateway | undefined> {
   let parsed;
   try {
-    parsed = configFromArgs(argv);
+    parsed = await configFromArgs(argv);
   } catch (e) {
     // One line per problem, each with its file:line:column when it comes from a file.
     const problems = e instanceof ConfigError ? e.problems : [(e as Error).message];
@@ -250,10 +234,10 @@ export async function main(
   try {
     gateway = await startGateway(config, log, { accessLog });
   } catch (e) {
-    const line = listenFailure(e, config);
-    if (!line) throw e;
+    // any listener that cannot start (address in use, a host name that does not resolve, …): one line, exit 2
+    if (!(e instanceof ListenError)) throw e;
     // Listeners already bound and card fetches under way would keep the process up: exit here.
-    process.stderr.write(`a2a-gateway: ${line}\n`);
+    process.stderr.write(`a2a-gateway: ${e.message}\n`);
     flushThenExit(log, 2, dest);
     return undefined;
   }

@@ -1,9 +1,11 @@
 // Checks of a config beyond its JSON Schema (reported with file:line:col by
 // load.ts): upstream URLs usable for their binding, unique route names,
 // secrets given exactly once and present in the environment (API keys from
-// the environment as long as inline ones), the TLS, key-set and signing files
-// that must exist, path prefixes without dot or empty segments, no route
-// shadowed by an earlier one, rate limits whose bucket fills within 100 years
+// the environment as long as inline ones), the TLS files usable
+// (tls-files.ts), the key-set, card and signing files that must exist, path
+// prefixes without dot or empty segments, no route shadowed by an earlier one
+// (prefixes and tenants compared as the router compares them), rate limits
+// whose bucket fills within 100 years
 // (the token bucket counts whole microseconds in doubles), no two listeners on
 // one port, trusted proxies that are IP addresses or CIDRs, and card
 // overrides that read as the AgentCard fields they replace (checks-card.ts).
@@ -11,8 +13,10 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { relative } from 'node:path';
 import { overrideProblems } from './checks-card.js';
+import { prefixKey, sameTenant } from '../routing/canonical.js';
 import type { RawRoute } from './raw.js';
 import { BINDINGS, type Binding, type ListenerTls, type RouteConfig } from './types.js';
+import { upstreamTlsProblems } from './tls-files.js';
 import { impliesTls } from './upstream.js';
 
 export interface Problem {
@@ -49,9 +53,14 @@ function grpcOnlyUnreachable(r: RouteConfig, i: number): Problem[] {
   return [{ path: `/routes/${i}/card/bindings`, message }];
 }
 
-/** Router order is specificity, then config order: `a` takes every call `b` could match, on every binding. */
+/**
+ * Router order is specificity, then config order: `a` takes every call `b` could match, on every binding. Prefixes
+ * and tenants compare as the router compares them (routing/canonical.ts: case-insensitively).
+ */
 function shadows(a: RouteConfig, b: RouteConfig): boolean {
-  if (a.pathPrefix !== b.pathPrefix || a.tenant !== b.tenant) return false;
+  if (prefixKey(a.pathPrefix) !== prefixKey(b.pathPrefix)) return false;
+  if ((a.tenant === undefined) !== (b.tenant === undefined)) return false;
+  if (a.tenant !== undefined && !sameTenant(a.tenant, b.tenant!)) return false;
   if (!exposed(b).every((x) => exposed(a).includes(x))) return false;
   if (b.hosts.length === 0) return a.hosts.length === 0;
   return a.hosts.length > 0 && b.hosts.every((h) => a.hosts.includes(h));
@@ -114,7 +123,7 @@ export function semanticProblems(
   routes.forEach((r, i) => {
     const raw = raws[i]!;
     const tls = r.upstream.tls;
-    for (const k of ['ca', 'cert', 'key'] as const) fileMissing(`/routes/${i}/upstream/tls/${k}`, tls?.[k]);
+    out.push(...upstreamTlsProblems(tls, i));
     if (tls && (tls.cert === undefined) !== (tls.key === undefined))
       out.push({ path: `/routes/${i}/upstream/tls`, message: 'cert and key go together' });
     raw.auth?.apiKey?.keys.forEach((k, j) => {
@@ -182,6 +191,9 @@ export function semanticProblems(
     if (r.card.signatures === 'resign' && !r.card.signingKey) {
       out.push({ path: `/routes/${i}/card/signatures`, message: 'resign needs card.signingKey' });
     }
+    fileMissing(`/routes/${i}/card/file`, r.card.file);
+    fileMissing(`/routes/${i}/card/signingKey/file`, r.card.signingKey?.file);
+    fileMissing(`/routes/${i}/card/verifyJwksFile`, r.card.verifyJwksFile);
     for (const p of r.upstream.allowedHosts.concat(r.hosts))
       if (p.includes('/')) out.push({ path: `/routes/${i}`, message: `"${p}" is not a host name` });
     out.push(...endpointProblems(r, raw, i));

@@ -2,12 +2,14 @@
 // ahead of time into src/gen) and turns it into the typed GatewayConfig. Every
 // problem is reported with file, line, column and field path, and loading fails
 // as a whole.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { validate as precompiled } from '../gen/config-validator.js';
 import { listenerProblems, semanticProblems, trustedProxyProblems } from './checks.js';
+import { listenerTlsProblems } from './tls-files.js';
+import { collapseOneOf } from './schema-errors.js';
 import { endpointsFromRaw, impliesTls, stateFromRaw } from './upstream.js';
 import type { RawAuth, RawCard, RawConfig, RawListenerTls, RawRoute } from './raw.js';
 import {
@@ -33,12 +35,12 @@ export class ConfigError extends Error {
 /** ajv's validator for CONFIG_SCHEMA (schema.ts), compiled ahead of time (scripts/config-validator.ts). */
 const validate = precompiled as ValidateFunction<RawConfig>;
 
-function fieldPath(instancePath: string): string {
+export function fieldPath(instancePath: string): string {
   const parts = instancePath.split('/').slice(1);
   return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '') || '(top level)';
 }
 
-function position(doc: Document, lc: LineCounter, instancePath: string): string {
+export function position(doc: Document, lc: LineCounter, instancePath: string): string {
   const keys = instancePath
     .split('/')
     .slice(1)
@@ -223,7 +225,7 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
   const raw = doc.toJS() as unknown;
   if (!validate(raw)) {
     throw new ConfigError(
-      (validate.errors ?? []).map(
+      collapseOneOf(validate.errors ?? []).map(
         (e) => `${source}:${position(doc, lc, e.instancePath)}: ${fieldPath(e.instancePath)}: ${describe(e)}`,
       ),
     );
@@ -232,11 +234,7 @@ export function parseConfig(text: string, source: string, baseDir = process.cwd(
   const routes = cfg.routes.map((r) => routeFromRaw(r, baseDir));
   const tls = listenerTls(cfg.listen?.tls, baseDir);
   const semantic = semanticProblems(routes, cfg.routes, tls);
-  for (const k of ['cert', 'key', 'clientCa'] as const) {
-    const f = tls?.[k];
-    if (f !== undefined && !existsSync(f))
-      semantic.push({ path: `/listen/tls/${k}`, message: `file not found: ${relative(process.cwd(), f)}` });
-  }
+  semantic.push(...listenerTlsProblems(tls, cfg.listen?.tls));
   const host = cfg.listen?.host ?? DEFAULTS.host;
   semantic.push(
     ...listenerProblems({

@@ -11,7 +11,7 @@ export interface RawRoute {
     sharedTaskStore?: boolean;
     loadBalancing?: 'least-request' | 'round-robin';
     healthCheck?:
-      false | { intervalMs?: number; timeoutMs?: number; unhealthyThreshold?: number; healthyThreshold?: number };
+      boolean | { intervalMs?: number; timeoutMs?: number; unhealthyThreshold?: number; healthyThreshold?: number };
     outlierDetection?: {
       consecutiveFailures?: number;
       baseEjectionMs?: number;

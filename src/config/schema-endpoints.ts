@@ -44,9 +44,9 @@ export const ENDPOINTS_SCHEMA = {
   },
   healthCheck: {
     description:
-      'Active checks (a card fetch, or grpc.health.v1): on by default for several endpoints, false turns them off.',
+      'Active checks (a card fetch, or grpc.health.v1): on by default for several endpoints, false turns them off, true turns them on with the defaults below (one endpoint too).',
     oneOf: [
-      { const: false },
+      { enum: [false, true] },
       {
         type: 'object',
         additionalProperties: false,

@@ -37,19 +37,20 @@ export const CONFIG_SCHEMA = {
           additionalProperties: false,
           required: ['cert', 'key'],
           description:
-            'TLS on both listeners: HTTPS with h2 and HTTP/1.1, gRPC over TLS. The files are re-read on reload; turning TLS on or off needs a restart.',
+            'TLS on both listeners: HTTPS with h2 and HTTP/1.1, gRPC over TLS. The files and the client-certificate settings are re-read on reload (for new connections); turning TLS on or off needs a restart.',
           properties: {
             cert: { type: 'string', minLength: 1, description: 'Certificate chain (PEM file).' },
             key: { type: 'string', minLength: 1, description: 'Private key (PEM file).' },
             clientCa: {
               type: 'string',
               minLength: 1,
-              description: 'CA bundle (PEM file) for client certificates: asks callers for one (mTLS).',
+              description:
+                'CA bundle (PEM file, at least one certificate) for client certificates: asks callers for one (mTLS). Without it no client certificate is asked for.',
             },
             requireClientCert: {
               type: 'boolean',
               description:
-                'Refuse the handshake without a valid client certificate. Default: true when clientCa is set.',
+                'Refuse the handshake without a valid client certificate (needs clientCa). Default: true when clientCa is set.',
             },
           },
         },

@@ -42,7 +42,9 @@ export function endpointsFromRaw(u: RawRoute['upstream']): EndpointFields {
     sharedTaskStore: u.sharedTaskStore ?? false,
     loadBalancing: u.loadBalancing ?? 'least-request',
     healthCheck:
-      hc === false || (hc === undefined && !several) ? undefined : { ...ENDPOINT_DEFAULTS.healthCheck, ...hc },
+      hc === false || (hc === undefined && !several)
+        ? undefined
+        : { ...ENDPOINT_DEFAULTS.healthCheck, ...(hc === true ? {} : hc) },
     outlierDetection: { ...ENDPOINT_DEFAULTS.outlierDetection, ...u.outlierDetection },
     circuitBreaker: { ...ENDPOINT_DEFAULTS.circuitBreaker, ...u.circuitBreaker },
     affinityTtlSeconds: u.affinityTtlSeconds ?? ENDPOINT_DEFAULTS.affinityTtlSeconds,

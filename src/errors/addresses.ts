@@ -13,7 +13,8 @@ const PATTERNS: RegExp[] = [
   /\[[0-9a-f:.%]+\](?::\d+)?/gi, // [IPv6]:port
   /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b/g, // IPv4[:port]
   /(?<![\w:])[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,8}(?![\w:])/gi, // bare IPv6 (with a port)
-  /(?<![\w.-])[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*\.?:\d{1,5}(?![\d:.])/gi, // host:port
+  // host:port; not an OpenSSL code ("error:1E08010C:DECODER routines"): a port ends at no letter or digit
+  /(?<![\w.-])[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*\.?:\d{1,5}(?![\w:.])/gi,
   /\b(ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\s+\S+/g, // getaddrinfo ENOTFOUND host
   /\b(Host|IP|hostname): [^\s,;]+/g, // TLS altname mismatch texts
 ];

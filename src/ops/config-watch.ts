@@ -5,14 +5,16 @@
 // the inode it started on and goes deaf after the first replace, so this
 // watches the file's folder (and its real folder, re-resolved after every
 // change), debounces, and reloads when the file's bytes hash differently.
-// A file that does not load is logged with every problem and the previous
-// config stays in force. Outcomes, the last good load and the active file's
-// hash are exported as metrics (a2a_gateway_config_*).
+// A file that does not load (its card signing keys imported too) is logged
+// with every problem and the previous config stays in force. Outcomes, the
+// last good load and the active file's hash are exported as metrics
+// (a2a_gateway_config_*).
 import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError, parseConfig } from '../config/load.js';
+import { checkSigningKeys } from '../config/signing-keys.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { ConfigState } from './config-state.js';
 import type { Metrics } from './metrics.js';
@@ -22,15 +24,18 @@ export function configHash(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex').slice(0, 12);
 }
 
-/** Reads, hashes and validates the file once (the hash is of exactly the bytes loaded). */
-export function readConfig(path: string): { config: GatewayConfig; hash: string } {
+/** Reads, hashes and validates the file once (the hash is of exactly the bytes loaded), its signing keys imported. */
+export async function readConfig(path: string): Promise<{ config: GatewayConfig; hash: string }> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
   } catch (e) {
     throw new ConfigError([`${path}: cannot read: ${(e as Error).message}`]);
   }
-  return { config: parseConfig(bytes.toString('utf8'), path, dirname(resolve(path))), hash: configHash(bytes) };
+  const text = bytes.toString('utf8');
+  const config = parseConfig(text, path, dirname(resolve(path)));
+  await checkSigningKeys(config, text);
+  return { config, hash: configHash(bytes) };
 }
 
 export interface ConfigWatchOptions {
@@ -53,6 +58,8 @@ export class ConfigWatch {
   /** The hash of the last bytes tried (applied or rejected): the same bytes are not tried twice. */
   private lastSeen: string;
   private closed = false;
+  /** Counts the checks: one that finishes after a newer one started applies nothing (its keys took a while). */
+  private turn = 0;
 
   constructor(private readonly o: ConfigWatchOptions) {
     this.lastSeen = o.hash;
@@ -67,7 +74,7 @@ export class ConfigWatch {
   }
 
   /** SIGHUP: read and apply the file even if its bytes did not change (secrets from the environment, certificates). */
-  reload(): boolean {
+  reload(): Promise<boolean> {
     return this.check(true);
   }
 
@@ -118,15 +125,16 @@ export class ConfigWatch {
   private schedule(): void {
     if (this.closed) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.check(false), this.o.debounceMs ?? 200);
+    this.timer = setTimeout(() => void this.check(false), this.o.debounceMs ?? 200);
     this.timer.unref();
   }
 
-  private check(force: boolean): boolean {
+  private async check(force: boolean): Promise<boolean> {
     // closed when the gateway drains: a SIGHUP or a timer then must not swap in routes (and health checks) it would
     // only start to stop
     if (this.closed) return false;
     this.rewatch();
+    const turn = ++this.turn;
     let bytes: Buffer;
     try {
       bytes = readFileSync(this.o.path);
@@ -138,11 +146,15 @@ export class ConfigWatch {
     const hash = configHash(bytes);
     if (!force && hash === this.lastSeen) return false;
     this.lastSeen = hash;
-    let config: GatewayConfig;
     try {
-      config = parseConfig(bytes.toString('utf8'), this.o.path, dirname(resolve(this.o.path)));
+      const text = bytes.toString('utf8');
+      const config: GatewayConfig = parseConfig(text, this.o.path, dirname(resolve(this.o.path)));
+      await checkSigningKeys(config, text);
+      // the gateway began to drain, or a newer change came, while the keys were read
+      if (this.closed || turn !== this.turn) return false;
       this.o.apply(config);
     } catch (e) {
+      if (this.closed || turn !== this.turn) return false;
       return this.reject(e instanceof ConfigError ? e.problems : [(e as Error).message], hash, force);
     }
     this.o.metrics?.configReload('success');

@@ -104,5 +104,5 @@ export function installLifecycle(
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  if (watcher) process.on('SIGHUP', () => watcher.reload());
+  if (watcher) process.on('SIGHUP', () => void watcher.reload());
 }

@@ -10,6 +10,7 @@ import { addConsole, type ConsoleDeps } from '../admin/console.js';
 import { TrafficSampler } from '../admin/traffic.js';
 import type { Health } from '../ops/health.js';
 import type { Metrics } from '../ops/metrics.js';
+import { ListenError, listenAddress } from './listen-error.js';
 import { probeAnswer } from './probes.js';
 
 export interface AdminListener {
@@ -29,7 +30,9 @@ export async function startAdminListener(
     ...console,
     traffic: new TrafficSampler(ops.metrics.registry, ops.trafficSampleMs),
   });
-  await app.listen({ host: at.host, port: at.port });
+  await app.listen({ host: at.host, port: at.port }).catch((e: unknown) => {
+    throw new ListenError('admin', listenAddress(at.host, at.port), e);
+  });
   const address = app.server.address();
   return {
     port: typeof address === 'object' && address ? address.port : at.port,

@@ -43,6 +43,7 @@ import { UpstreamBudgets, UpstreamRegistry, type ClientFactories } from '../upst
 import { ListenerCertificates } from '../tls/listener-certificates.js';
 import { trackConnections } from './connections.js';
 import { bindGrpc, createGrpcServer } from './grpc-listener.js';
+import { listenAddress as hostPort } from './listen-error.js';
 import { buildHttpServer } from './http.js';
 
 /**
@@ -85,10 +86,6 @@ const UPSTREAM_CLIENTS: ClientFactories = {
   'HTTP+JSON': { '1.0': (t, u) => new RestUpstream(t, u), '0.3': (t, u) => new RestUpstream(t, u, REST_V03) },
   GRPC: { '1.0': (t, u) => new GrpcUpstream(t, u), '0.3': (t, u) => new GrpcUpstream(t, u, GRPC_V03) },
 };
-
-export function hostPort(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-}
 
 export interface GatewayOptions {
   /** How often the admin console samples the metrics for its traffic charts (default 5 s). */
@@ -167,6 +164,7 @@ export async function startGateway(
     hostPort(config.host, config.grpcPort),
     certificates?.grpcCredentials() ?? grpc.ServerCredentials.createInsecure(),
     log,
+    certificates ? (h2) => certificates.track(h2, 'grpc') : undefined,
   );
 
   // without an admin listener the public one answers the probes; /metrics only on an admin listener
@@ -247,7 +245,8 @@ export async function startGateway(
         .filter((r) => r.upstream.endpoints.length > 1)
         .map((r) => ({ route: r.name, endpoints: endpoints.report(r) })),
     reload(next: GatewayConfig) {
-      // Certificates are re-read on every reload (renewed files keep their paths); turning TLS on or off needs a restart.
+      // Certificates and client-certificate settings are re-read on every reload (renewed files keep their paths; a
+      // file that cannot be used keeps the old ones, the rest of the reload applies); turning TLS on or off needs a restart.
       if (certificates && next.tls) certificates.reload(next.tls);
       else if (Boolean(next.tls) !== Boolean(config.tls))
         log.warn('listen.tls was added or removed: that takes a restart; the listeners keep their current mode');

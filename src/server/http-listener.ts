@@ -19,6 +19,7 @@ import type { Socket } from 'node:net';
 import { errorBody } from '../bindings/rest/wire.js';
 import type { GatewayLimits } from '../config/types.js';
 import { A2AError } from '../errors/a2a-error.js';
+import { ListenError, listenAddress } from './listen-error.js';
 import type { ListenerCertificates } from '../tls/listener-certificates.js';
 
 export type EdgeRequest = IncomingMessage | Http2ServerRequest;
@@ -67,9 +68,10 @@ export function createHttpListener(
     },
     listen: (host, port) =>
       new Promise((resolve, reject) => {
-        server.once('error', reject);
+        const failed = (e: Error): void => reject(new ListenError('http', listenAddress(host, port), e));
+        server.once('error', failed);
         server.listen({ host, port }, () => {
-          server.off('error', reject);
+          server.off('error', failed);
           const address = server.address();
           resolve(typeof address === 'object' && address ? address.port : port);
         });

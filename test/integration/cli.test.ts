@@ -94,6 +94,15 @@ t.test('config checks: each problem one line, exit 2', async (t) => {
   });
   const dir = t.testdir({
     'shadowed.yaml': JSON.stringify({ routes: [route('a', '/a'), route('b', '/a/')] }),
+    // prefixes and tenants are matched case-insensitively: /A and ACME come second to /a and acme
+    'case.yaml': JSON.stringify({
+      routes: [
+        route('a', '/a'),
+        route('b', '/A'),
+        { ...route('c', '/t'), match: { pathPrefix: '/t', tenant: 'acme' } },
+        { ...route('d', '/t'), match: { pathPrefix: '/t', tenant: 'ACME' } },
+      ],
+    }),
     'ports.yaml': JSON.stringify({
       listen: { httpPort: 9000, grpcPort: 9000 },
       admin: { port: 9000 },
@@ -112,6 +121,10 @@ t.test('config checks: each problem one line, exit 2', async (t) => {
   t.same([split.code, split.stderr], [0, ''], 'one prefix split between routes by binding is not shadowed');
   const expect: Record<string, RegExp[]> = {
     'shadowed.yaml': [/routes\[1\]\.match: never matches: route "a" comes first/],
+    'case.yaml': [
+      /routes\[1\]\.match: never matches: route "a" comes first/,
+      /routes\[3\]\.match: never matches: route "c" comes first/,
+    ],
     'ports.yaml': [
       /listen\.grpcPort: port 9000 is also listen\.httpPort/,
       /admin\.port: port 9000 is also listen\.httpPort/,

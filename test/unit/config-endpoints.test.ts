@@ -48,6 +48,19 @@ t.test('endpoints with their defaults; the one-url form is one endpoint', async 
   });
 });
 
+t.test('healthCheck: true is the checks with their defaults, for one endpoint too', async (tt) => {
+  const cfg = parseConfig(
+    'routes:\n  - { name: a, upstream: { url: "http://a:1/rpc", binding: JSONRPC, healthCheck: true } }',
+    'c.yaml',
+  );
+  tt.same(cfg.routes[0]!.upstream.healthCheck, {
+    intervalMs: 5000,
+    timeoutMs: 2000,
+    unhealthyThreshold: 2,
+    healthyThreshold: 1,
+  });
+});
+
 t.test('semantic problems of endpoints', async (tt) => {
   tt.same(problems('routes:\n  - { name: a, upstream: { binding: JSONRPC } }'), [
     'c.yaml:2:26: routes[0].upstream: give exactly one of url and endpoints',
@@ -98,7 +111,7 @@ t.test('semantic problems of endpoints', async (tt) => {
 });
 
 t.test('the quick start: --upstream repeated for replicas, --redis for shared state', async (tt) => {
-  const { config } = configFromArgs([
+  const { config } = await configFromArgs([
     '--upstream',
     'http://127.0.0.1:1',
     '--upstream',
@@ -111,7 +124,7 @@ t.test('the quick start: --upstream repeated for replicas, --redis for shared st
     ['http://127.0.0.1:1', 'http://127.0.0.1:2'],
   );
   tt.equal(config!.state?.redis.url, 'redis://127.0.0.1:6379/0');
-  tt.throws(() => configFromArgs(['--upstream', 'http://127.0.0.1:1', '--redis', 'localhost:6379']), {
+  await tt.rejects(configFromArgs(['--upstream', 'http://127.0.0.1:1', '--redis', 'localhost:6379']), {
     message: /^invalid configuration/,
     problems: [/--redis: "localhost:6379" is not a redis:\/\/ or rediss:\/\/ URL/],
   });

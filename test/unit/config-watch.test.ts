@@ -5,13 +5,14 @@
 // SIGHUP's reload re-applies unchanged bytes; the metrics name the outcome,
 // the load time and the hash of the bytes in force.
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { stringify } from 'yaml';
 import type { GatewayConfig } from '../../src/config/types.js';
-import { ConfigWatch, configHash, readConfig } from '../../src/ops/config-watch.js';
+import { ConfigWatch, configHash } from '../../src/ops/config-watch.js';
 import { Metrics } from '../../src/ops/metrics.js';
 
 /** Writes the file by rename, so no reader ever sees it half-written. */
@@ -44,7 +45,7 @@ function watcher(t: Test, path: string) {
   const metrics = new Metrics();
   const w = new ConfigWatch({
     path,
-    hash: readConfig(path).hash,
+    hash: configHash(readFileSync(path)),
     log,
     metrics,
     debounceMs: 50,
@@ -156,7 +157,7 @@ t.test('an invalid file keeps the old config, says why and counts as rejected', 
 t.test('SIGHUP re-applies the file even when its bytes did not change', async (t) => {
   const dir = t.testdir({ 'gateway.yaml': yaml('same') });
   const w = watcher(t, join(dir, 'gateway.yaml'));
-  t.equal(w.w.reload(), true);
+  t.equal(await w.w.reload(), true);
   t.same(w.applied, ['same']);
 });
 
@@ -166,7 +167,32 @@ t.test('once closed (the gateway drains), a SIGHUP reloads nothing, even a chang
   const w = watcher(t, path);
   w.w.close();
   replace(path, yaml('during-drain'));
-  t.equal(w.w.reload(), false, 'SIGHUP after close applies nothing');
+  t.equal(await w.w.reload(), false, 'SIGHUP after close applies nothing');
   t.same(w.applied, [], 'the new routes were not swapped in');
   t.same(w.rejected, [], 'nor reported as a rejected reload');
+});
+
+t.test('a reloaded card signing key that does not fit its alg is rejected; one that fits applies', async (t) => {
+  const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+  const dir = t.testdir({ 'gateway.yaml': yaml('first'), 'card.pem': key.toString() });
+  const path = join(dir, 'gateway.yaml');
+  const signed = (name: string, alg: string): string =>
+    stringify({
+      routes: [
+        {
+          name,
+          upstream: { url: 'http://127.0.0.1:9/rpc', binding: 'JSONRPC' },
+          card: { signatures: 'resign', signingKey: { file: 'card.pem', alg, kid: 'k1' } },
+        },
+      ],
+    });
+  const w = watcher(t, path);
+  await w.after(() => replace(path, signed('rs256', 'RS256')));
+  t.same(w.applied, [], 'an EC key for RS256 is not applied');
+  t.match(
+    (w.rejected[0]?.problems as string[])[0],
+    /gateway\.yaml:\d+:\d+: routes\[0\]\.card\.signingKey: \S*card\.pem is not a usable RS256 signing key/,
+  );
+  await w.after(() => replace(path, signed('es256', 'ES256')));
+  t.same(w.applied, ['es256'], 'the same key for ES256 applies');
 });

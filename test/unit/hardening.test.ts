@@ -70,6 +70,13 @@ t.test('addresses are taken out of answered text', async (tt) => {
     ['self-signed certificate in certificate chain', 'self-signed certificate in certificate chain'],
     ['upstream unreachable (ECONNREFUSED)', 'upstream unreachable (ECONNREFUSED)'],
     ['at 2026-01-01T10:30:00.000Z', 'at 2026-01-01T10:30:00.000Z'],
+    // OpenSSL's codes are no host:port
+    ['error:1E08010C:DECODER routines::unsupported', 'error:1E08010C:DECODER routines::unsupported'],
+    [
+      'error:0A000086:SSL routines::certificate verify failed',
+      'error:0A000086:SSL routines::certificate verify failed',
+    ],
+    ['key error:1E08010C at agent.internal:8443', 'key error:1E08010C at <upstream>'],
   ];
   for (const [text, shown] of cases) tt.equal(withoutAddresses(text), shown, text);
 });
