@@ -6,7 +6,9 @@
 // route's public URLs are configured), and 304 answers to If-None-Match (weak
 // comparison, a list or `*`: RFC 9110 §13.1.2) / If-Modified-Since. A card
 // that cannot be served is an error in the form of the card asked for (0.3's
-// `{code, message}` for 0.3's shape).
+// `{code, message}` for 0.3's shape); one failing for the gateway's own
+// reason (a signing key gone since load) is logged, as the answer says nothing.
+import type { Logger } from 'pino';
 import type { CardService } from '../card/card-service.js';
 import type { RouteConfig } from '../config/types.js';
 import { asA2AError } from '../errors/a2a-error.js';
@@ -24,13 +26,21 @@ function noneMatchFails(header: string, etag: string): boolean {
   return (header.match(/(?:W\/)?"[^"]*"|\*/g) ?? []).some((t) => t === '*' || t.replace(/^W\//, '') === etag);
 }
 
-export async function serveCard(cards: CardService, route: RouteConfig, view: RequestView): Promise<HttpAnswer> {
+export async function serveCard(
+  cards: CardService,
+  route: RouteConfig,
+  view: RequestView,
+  log: Logger,
+): Promise<HttpAnswer> {
   let card;
   try {
     card = await cards.servedCard(route, view);
   } catch (e) {
     // in the form of the card that was asked for (0.3's shape: 0.3's `{code, message}`)
     const err = asA2AError(e);
+    // (a card unavailable upstream is logged by the card store, with why)
+    if (err.errorName === 'INTERNAL_ERROR')
+      log.error({ route: route.name, err: err.internal }, 'card cannot be served');
     return wantsV03Card(route, view) ? v03Error(err) : restError(err);
   }
   const headers = {

@@ -177,7 +177,7 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
     const carded = verb === 'GET' ? cardRoute(group, below) : undefined;
     if (carded) {
       allow([carded]);
-      return send(res, await serveCard(deps.cards, carded, view));
+      return send(res, await serveCard(deps.cards, carded, view, deps.logger));
     }
     const signal = new CallSignal();
     // the caller gone before the answer was ended (on h2 writableFinished is already true after a reset)

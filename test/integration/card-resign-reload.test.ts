@@ -6,7 +6,7 @@
 // exactly what was signed — a verifier that follows §8.4.3 literally (the
 // served JSON without `signatures`, RFC 8785, JWS with a detached payload)
 // accepts it even when the upstream card carries fields the proto does not know.
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { pino } from 'pino';
@@ -163,4 +163,42 @@ t.test('a re-signed card is served exactly as signed, fields the proto does not 
   tt.notOk('extensions' in (c.json.capabilities as JsonObject), 'at every level');
   tt.equal(c.json.documentationUrl, '', 'an optional field set to its default is kept');
   tt.same(c.json.skills, [], 'a REQUIRED field is kept at its default');
+});
+
+t.test('a signing key gone since load: the card request is 500 and the log says why', async (tt) => {
+  const k = await generateKeyPair('ES256', { extractable: true });
+  const dir = tt.testdir({ 'gw.pem': await exportPKCS8(k.privateKey) });
+  const file = join(dir, 'gw.pem');
+  const upstream = await cardServer(echoAgentCard('Keyless', {}) as unknown as JsonObject, 'max-age=60');
+  const lines: Array<Record<string, unknown>> = [];
+  const log = pino(
+    { level: 'info' },
+    { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+  );
+  const gw = await startGateway(
+    gatewayConfig([
+      {
+        name: 'gone',
+        match: { pathPrefix: '/g' },
+        upstream: { url: `${upstream.url}/rpc`, binding: 'JSONRPC' as const },
+        card: {
+          url: `${upstream.url}/c.json`,
+          signatures: 'resign' as const,
+          signingKey: { file, alg: 'ES256', kid: 'k' },
+        },
+      },
+    ]),
+    log,
+  );
+  tt.teardown(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  rmSync(file); // after load, before the first card is signed
+  const r = await served(gw, '/g');
+  tt.equal(r.status, 500);
+  tt.notMatch(JSON.stringify(r.json), dir, 'the answer names no file');
+  const line = lines.find((l) => l.msg === 'card cannot be served');
+  tt.equal(line?.route, 'gone', 'logged, naming the route');
+  tt.match(String(line?.err), /ENOENT/, 'and why');
 });
