@@ -29,6 +29,50 @@ export function hostOf(req: { headers: IncomingHttpHeaders }): string | undefine
   return Array.isArray(h) ? h[0] : h;
 }
 
+/**
+ * A Host that is not one (RFC 9112 §3.2: a request with more than one Host field is answered 400; over HTTP/2 a Host
+ * that differs from :authority): Node keeps the first, another reader of the request may take another.
+ */
+export function ambiguousHost(req: { headers: IncomingHttpHeaders; rawHeaders: string[] }): A2AError | undefined {
+  const raw = req.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const k = raw[i]!;
+    if (k.length === 4 && k.toLowerCase() === 'host') hosts++;
+  }
+  const { host, ':authority': authority } = req.headers;
+  if (
+    hosts > 1 ||
+    (typeof host === 'string' && typeof authority === 'string' && host.toLowerCase() !== authority.toLowerCase())
+  ) {
+    return A2AError.of('INVALID_REQUEST', 'the request names more than one host (Host fields, or Host and :authority)');
+  }
+  return undefined;
+}
+
+/**
+ * A request body in a coding the gateway does not decode: a Content-Encoding other than identity (RFC 9110 §8.4),
+ * a transfer coding other than chunked (RFC 9112 §6.1). Refused, never read or forwarded as if it were plain.
+ */
+export function codingRefusal(headers: IncomingHttpHeaders): A2AError | undefined {
+  for (const [name, plain] of [
+    ['content-encoding', 'identity'],
+    ['transfer-encoding', 'chunked'],
+  ] as const) {
+    const v = headers[name];
+    if (typeof v !== 'string') continue;
+    const other = v.split(',').find((c) => {
+      const coding = c.trim().toLowerCase();
+      return coding !== '' && coding !== plain;
+    });
+    if (other !== undefined) {
+      const shown = other.trim().slice(0, 64);
+      return A2AError.of('CONTENT_TYPE_NOT_SUPPORTED', `request bodies in ${name} "${shown}" are not accepted`);
+    }
+  }
+  return undefined;
+}
+
 /** The socket that carries the request: an h2 stream's session socket, or the HTTP/1.1 socket. */
 export function tlsSocketOf(req: EdgeRequest): unknown {
   const h2 = req as { stream?: { session?: { socket?: unknown } } };

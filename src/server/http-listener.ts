@@ -4,7 +4,8 @@
 // an h2 session idle that long is closed), the answer to a request Node's
 // parser refuses before any handler sees it (bad framing, CR/LF in a header,
 // headers over 16 KiB, headers too slow: the binding is unknown then, so the
-// REST error form), listen and close. Closing stops accepting, closes idle
+// REST error form), Expect: 100-continue left to the handler, every header
+// kept (no count limit but the size one), listen and close. Closing stops accepting, closes idle
 // connections and marks the listener closing: a request that still comes on a
 // kept-alive connection is answered SHUTTING_DOWN (server/http.ts) with
 // `Connection: close`. The request handler is server/http.ts.
@@ -56,6 +57,11 @@ export function createHttpListener(
     plain.keepAliveTimeout = limits.idleTimeoutMs;
     server = plain;
   }
+  // Expect: 100-continue is answered by the handler (server/http.ts): a body over the limit is refused unsent
+  server.on('checkContinue', handler);
+  // no header is dropped unseen (Node's default keeps 2,000): the 16 KiB header limit bounds them
+  // (HTTP/1.1 over TLS reads it from the h2 server too)
+  (server as { maxHeadersCount?: number }).maxHeadersCount = 0;
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) =>
     refuseUnparsed(error, socket, limits.headersTimeoutMs),
   );

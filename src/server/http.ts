@@ -42,6 +42,8 @@ import { isEventStream } from '../upstream/http-pool.js';
 import { CallSignal } from '../util/call-signal.js';
 import { serveCard } from './card-endpoint.js';
 import {
+  ambiguousHost,
+  codingRefusal,
   earlyError,
   type EarlyError,
   hostOf,
@@ -109,15 +111,19 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
     const url = originForm(req);
     const { path, query, rawQuery } = splitUrl(url);
     const host = hostOf(req);
-    const refuse = (err: A2AError, below?: string): void =>
+    // a caller waiting for 100 Continue before its body: refused before that, its connection is not kept
+    let waiting = req.headers.expect !== undefined && req.httpVersionMajor < 2;
+    const refuse = (err: A2AError, below?: string): void => {
+      if (waiting) res.setHeader('connection', 'close');
       send(res, rejected(req, requestId, path, err, early(req, path, query, err, below)));
+    };
     if (listener.closing) {
       // a request on a kept-alive connection after close(): the caller tries another replica
       if (req.httpVersionMajor < 2) res.setHeader('connection', 'close');
       return refuse(A2AError.of('SHUTTING_DOWN', 'the gateway is shutting down'));
     }
     // refused before the body is read or any route is looked at, when the edge refuses it
-    const refused = refusal(host, url, path);
+    const refused = refusal(host, url, path) ?? ambiguousHost(req);
     if (refused) return refuse(refused);
     if (!METHODS.has(method)) return refuse(A2AError.of('METHOD_NOT_FOUND', `no A2A operation at ${method} ${path}`));
     const probe = deps.probes && (method === 'GET' || method === 'HEAD') && probeAnswer(path, deps.probes);
@@ -125,6 +131,20 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
     let body: Buffer | undefined;
     if (hasBody(req)) {
       const declared = Number(req.headers['content-length']);
+      const coded = codingRefusal(req.headers);
+      if (coded) {
+        if (req.httpVersionMajor < 2) res.setHeader('connection', 'close'); // its body is not read
+        return refuse(coded);
+      }
+      // Expect: 100-continue (the listener leaves it to this handler): a body over the limit is refused before the
+      // caller sends it, any other asked for now
+      if (req.headers.expect?.toLowerCase() === '100-continue') {
+        if (declared > bodyLimit) {
+          return refuse(A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${bodyLimit} bytes`));
+        }
+        res.writeContinue();
+        waiting = false;
+      }
       try {
         body = await readBody(req, Number.isFinite(declared) ? declared : undefined, {
           maxBytes: bodyLimit,
