@@ -22,7 +22,12 @@ export const ENDPOINTS_SCHEMA = {
       required: ['url'],
       properties: {
         url: { type: 'string', minLength: 1, description: 'The replica, in the same form as `upstream.url`.' },
-        weight: int(1, 1, 'Share of new calls under round-robin balancing.', 1000),
+        weight: int(
+          1,
+          1,
+          'Share of new calls: under round-robin, and under least-request by weight / (calls in flight + 1).',
+          1000,
+        ),
         name: {
           type: 'string',
           pattern: '^[A-Za-z0-9._-]+$',

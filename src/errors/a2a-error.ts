@@ -16,6 +16,8 @@ export class A2AError extends Error {
   connectionRefused = false;
   /** Set by an upstream client when a kept-alive connection was reset under the call (an idempotent call may be retried). */
   connectionReset = false;
+  /** Set by an upstream client when the connection failed after the answer's head came: the agent had the call. */
+  answerCut = false;
   /**
    * A same-binding pass-through keeps the upstream's own error as it came
    * (e.g. a gRPC status with its trailers) so the edge can relay it verbatim.

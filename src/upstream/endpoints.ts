@@ -3,19 +3,18 @@
 // passive outlier ejection (failures in a row eject it for the base time
 // times the number of its ejections, up to a maximum; at most
 // maxEjectionPercent of the route's endpoints at once, at least one), its
-// circuit breaker (calls in flight up to maxConnections, then up to
-// maxPending waiting, then UPSTREAM_OVERLOADED at once) — kept per route name
-// and URL so a reload does not forget it; and per route configuration the set
-// the balancer picks from (available endpoints; all of them, Envoy's panic
-// mode, when none is). Each endpoint is reached as a copy of the route whose
-// upstream is that endpoint alone (its card, its interfaces, its pools). An
-// endpoint a reload removed leaves the metrics for good (its calls finish).
+// circuit breaker (circuit-breaker.ts) — kept per route name and URL so a
+// reload does not forget it; and per route configuration the set the
+// balancer picks from (the available endpoints, those whose breaker would
+// take the call first; all of them, Envoy's panic mode, when none is
+// available). Each endpoint is reached as a copy of the route whose upstream
+// is that endpoint alone (its card, its interfaces, its pools). An endpoint a
+// reload removed leaves the metrics for good (its calls finish).
 import type { Logger } from 'pino';
 import { MAX_TIMER_MS, type CircuitBreakerConfig, type HealthCheckConfig, type RouteConfig } from '../config/types.js';
-import { RETRY_INFO_TYPE } from '../core/limits.js';
-import { A2AError } from '../errors/a2a-error.js';
 import { withoutAddresses } from '../errors/addresses.js';
 import { leastRequest, roundRobin, type Balanced } from './balancer.js';
+import { CircuitBreaker } from './circuit-breaker.js';
 import type { AbortLike } from '../util/call-signal.js';
 
 export type EndpointStatus = 'healthy' | 'unhealthy' | 'ejected';
@@ -55,7 +54,6 @@ export function endpointRoutes(route: RouteConfig): RouteConfig[] {
 }
 
 export class Endpoint {
-  active = 0;
   healthy = true;
   checkFails = 0;
   checkPasses = 0;
@@ -63,14 +61,21 @@ export class Endpoint {
   ejections = 0;
   ejectedUntil = 0;
   reason: string | undefined;
-  private readonly waiting: Array<() => void> = [];
+  private readonly breaker: CircuitBreaker;
 
   constructor(
     readonly routeName: string,
     readonly name: string,
     readonly url: string,
     private observer: EndpointObserver | undefined,
-  ) {}
+  ) {
+    this.breaker = new CircuitBreaker(name, (n) => this.observer?.active(routeName, name, n));
+  }
+
+  /** Calls in flight to the endpoint now. */
+  get active(): number {
+    return this.breaker.active;
+  }
 
   /** Tells the metrics the endpoint's status (and that it was just ejected). */
   tell(ejected = false): void {
@@ -104,45 +109,14 @@ export class Endpoint {
     this.tell();
   }
 
-  /**
-   * The circuit breaker: a connection slot now, or after waiting as one of at most maxPending (a released slot is
-   * handed to the first waiter, so nobody arriving meanwhile takes it); else overloaded.
-   */
-  async admit(cb: CircuitBreakerConfig, signal: AbortLike): Promise<() => void> {
-    if (this.active >= cb.maxConnections) {
-      if (this.waiting.length >= cb.maxPending) {
-        throw A2AError.of(
-          'UPSTREAM_OVERLOADED',
-          `endpoint "${this.name}" has ${cb.maxConnections} calls in flight and ${cb.maxPending} waiting (upstream.circuitBreaker); retry later`,
-          { details: [{ '@type': RETRY_INFO_TYPE, retryDelay: '1s' }] },
-        );
-      }
-      if (signal.aborted) throw A2AError.of('CANCELLED', 'the caller went away before the endpoint had a slot');
-      await new Promise<void>((resolve, reject) => {
-        const go = (): void => {
-          signal.removeEventListener('abort', gone);
-          resolve();
-        };
-        const gone = (): void => {
-          this.waiting.splice(this.waiting.indexOf(go), 1);
-          reject(A2AError.of('CANCELLED', 'the caller went away while the call waited for the endpoint'));
-        };
-        this.waiting.push(go);
-        signal.addEventListener('abort', gone, { once: true });
-      });
-    } else {
-      this.active++;
-      this.observer?.active(this.routeName, this.name, this.active);
-    }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiting.shift();
-      if (next) return next(); // the slot passes on: active stays
-      this.active--;
-      this.observer?.active(this.routeName, this.name, this.active);
-    };
+  /** The circuit breaker: a connection slot now, or after waiting for one (circuit-breaker.ts); else overloaded. */
+  admit(cb: CircuitBreakerConfig, signal: AbortLike, timeoutMs?: number, since?: bigint): Promise<() => void> {
+    return this.breaker.admit(cb, signal, timeoutMs, since);
+  }
+
+  /** A call would be admitted now, or may wait for a slot. */
+  canAdmit(cb: CircuitBreakerConfig): boolean {
+    return this.breaker.canAdmit(cb);
   }
 }
 
@@ -161,6 +135,7 @@ export class Member implements Balanced {
 }
 
 export class EndpointSet {
+  private readonly picked: Member[] = [];
   constructor(
     readonly route: RouteConfig,
     readonly members: readonly Member[],
@@ -170,13 +145,30 @@ export class EndpointSet {
     return url === undefined ? undefined : this.members.find((m) => m.endpoint.url === url);
   }
 
-  /** The next endpoint for a new call, leaving out `except`; undefined when there is no other. */
+  /** Some endpoint is available (none: panic mode, calls go to all of them). */
+  anyAvailable(): boolean {
+    for (const m of this.members) if (m.endpoint.available) return true;
+    return false;
+  }
+
+  /**
+   * The next endpoint for a new call, leaving out `except`; undefined when there is no other. It is picked from the
+   * available endpoints whose circuit breaker would take the call, else from the available ones (each then refuses it,
+   * UPSTREAM_OVERLOADED), and when none is available from all of them (panic mode), those that would take it first.
+   */
   pick(except?: Member): Member | undefined {
-    const others = this.members.filter((m) => m !== except);
-    if (others.length === 0) return undefined;
-    const up = others.filter((m) => m.endpoint.available);
-    const from = up.length > 0 ? up : others;
-    return this.route.upstream.loadBalancing === 'round-robin' ? roundRobin(from) : leastRequest(from);
+    const cb = this.route.upstream.circuitBreaker;
+    const from = this.picked;
+    // (one array per set, refilled on each pick: picking allocates nothing)
+    from.length = 0;
+    for (const m of this.members) if (m !== except && m.endpoint.available && m.endpoint.canAdmit(cb)) from.push(m);
+    if (from.length === 0) for (const m of this.members) if (m !== except && m.endpoint.available) from.push(m);
+    if (from.length === 0) for (const m of this.members) if (m !== except && m.endpoint.canAdmit(cb)) from.push(m);
+    if (from.length === 0) for (const m of this.members) if (m !== except) from.push(m);
+    if (from.length === 0) return undefined;
+    const m = this.route.upstream.loadBalancing === 'round-robin' ? roundRobin(from) : leastRequest(from);
+    from.length = 0;
+    return m;
   }
 }
 

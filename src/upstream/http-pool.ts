@@ -110,6 +110,7 @@ export function transportFailure(
     );
     err.connectionRefused = code === 'ECONNREFUSED';
     err.connectionReset = stage === 'request' && RESET.has(code);
+    err.answerCut = stage === 'body';
     return err;
   }
   return A2AError.of('UPSTREAM_UNAVAILABLE', `upstream request failed: ${shown}`, { internal });

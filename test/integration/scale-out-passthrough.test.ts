@@ -1,6 +1,7 @@
 // A pass-through route with several endpoints (issue 14): the relay forwards
 // the agent's bytes unread, so an endpoint that answers 502/503/504 is judged
-// by its status — each counts as a failure toward its outlier ejection (the
+// by its status — each counts as a failure toward its outlier ejection (one
+// got on a failover from a replica that refused the connection too; the
 // answer still goes to the caller as it came), and once ejected the calls go
 // to the live replica only.
 import { createServer } from 'node:http';
@@ -134,3 +135,48 @@ t.test(
     }
   },
 );
+
+// A call that failed over from a refused replica and got a relayed 503 from the other one: that 503 counts toward
+// the other replica's ejection as it would on a first try (it does not reset its count of failures in a row).
+t.test('a relayed 503 after a failover counts toward ejection', async (t) => {
+  const broken = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(req.method === 'GET' ? 404 : 503, { 'content-type': 'text/plain' }).end('no'));
+  });
+  broken.listen(0, '127.0.0.1');
+  await once(broken, 'listening');
+  t.teardown(() => new Promise<void>((r) => broken.close(() => r())));
+  const gw = await startGateway(
+    gatewayConfig([
+      {
+        name: 'pt',
+        passThrough: true,
+        upstream: {
+          binding: 'JSONRPC',
+          sharedTaskStore: true,
+          loadBalancing: 'round-robin',
+          healthCheck: false,
+          outlierDetection: { consecutiveFailures: 2, maxEjectionPercent: 100 },
+          endpoints: [
+            { url: `http://127.0.0.1:${await refusedPort()}`, name: 'refused' },
+            { url: `http://127.0.0.1:${(broken.address() as AddressInfo).port}`, name: 'broken' },
+          ],
+        },
+        ssrfGuard: false,
+      },
+    ]),
+  );
+  t.teardown(() => gw.close());
+  // round robin: the first call starts on the refused replica and fails over, the second starts on the broken one
+  for (let i = 0; i < 2; i++) {
+    const res = await request(gw.httpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'SendMessage', params: { message: userMessage(`f${i}`) } }),
+    });
+    await res.body.dump();
+    t.equal(res.statusCode, 503, `call ${i}: the broken replica's 503, relayed`);
+  }
+  const broken503 = gw.endpointStates()[0]!.endpoints.find((e) => e.name === 'broken');
+  t.equal(broken503?.status, 'ejected', 'two 503s in a row ejected it');
+});

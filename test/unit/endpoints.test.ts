@@ -1,7 +1,10 @@
 // The endpoint directory's own rules (src/upstream/endpoints.ts): the circuit
 // breaker hands a released slot to the call that waited for it (a call
-// arriving meanwhile cannot take it), refuses a caller already gone, and a
-// config without active health checks drops their last verdict.
+// arriving meanwhile cannot take it), refuses a caller already gone, and
+// bounds a wait by what is left of the call's timeout (then
+// UPSTREAM_OVERLOADED, the waiter gone from the queue); the balancer's pick
+// leaves out an endpoint whose breaker would refuse the call; and a config
+// without active health checks drops their last verdict.
 import { pino } from 'pino';
 import t from 'tap';
 import { routeFromRaw } from '../../src/config/load.js';
@@ -41,6 +44,53 @@ t.test('a caller already gone does not wait for a slot', async (t) => {
   t.equal(refused, 'CANCELLED');
   release();
   t.equal(e.active, 0, 'nothing left counted');
+});
+
+t.test('a wait for a slot ends with what is left of the timeout: UPSTREAM_OVERLOADED, not sent', async (t) => {
+  const e = new Endpoint('r', 'e0', 'http://127.0.0.1:9', undefined);
+  const release = await e.admit(cb, live());
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<string>((r) => (timer = setTimeout(() => r('still waiting'), 10_000)));
+  const waited = e.admit(cb, live(), 20, process.hrtime.bigint()).then(
+    () => 'admitted',
+    (err: { errorName?: string; message: string }) => `${err.errorName}: ${err.message}`,
+  );
+  const got = await Promise.race([waited, bound]);
+  clearTimeout(timer);
+  t.match(got, /^UPSTREAM_OVERLOADED: .*no free slot within .*20 ms.*not sent/);
+  release();
+  if (got === 'still waiting') return; // (the slot went to it: nothing more to see)
+  t.equal(e.active, 0, 'the slot is not handed to the call that stopped waiting');
+  const spent = e.admit(cb, live()).then((r) => r);
+  const late = await e.admit(cb, live(), 20, process.hrtime.bigint() - 30_000_000n).then(
+    () => 'admitted',
+    (err: { errorName?: string }) => err.errorName,
+  );
+  t.equal(late, 'UPSTREAM_OVERLOADED', 'no time left: refused at once');
+  (await spent)();
+  t.equal(e.active, 0);
+});
+
+t.test("the balancer's pick leaves out an endpoint whose breaker would refuse the call", async (t) => {
+  for (const loadBalancing of ['round-robin', 'least-request'] as const) {
+    const route = routeFromRaw({
+      name: 'r',
+      upstream: {
+        endpoints: [{ url: 'http://127.0.0.1:9' }, { url: 'http://127.0.0.1:10' }],
+        binding: 'JSONRPC',
+        loadBalancing,
+        healthCheck: false,
+        circuitBreaker: { maxConnections: 1, maxPending: 0 },
+      },
+    });
+    const set = new Endpoints(pino({ level: 'silent' })).of(route);
+    const [full, free] = set.members;
+    const release = await full!.endpoint.admit(route.upstream.circuitBreaker, live());
+    const picks = Array.from({ length: 6 }, () => set.pick()!.endpoint.name);
+    t.same(picks, Array(6).fill(free!.endpoint.name), `${loadBalancing}: the endpoint with room`);
+    t.equal(set.pick(free), full, `${loadBalancing}: no other: the full one (it refuses the call itself)`);
+    release();
+  }
 });
 
 t.test('health checks turned off by a reload: their verdict is dropped', async (t) => {

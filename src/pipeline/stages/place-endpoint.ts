@@ -1,21 +1,25 @@
 // Stage `placeEndpoint` (issue 14): on a route with several endpoints, which
 // replica of the agent gets the call. A call about a known task goes to the
 // endpoint that created it (task affinity, learned from answers: the Task in
-// a result, the ids of the first stream event), a new task in a known context
-// to the context's endpoint, anything else to the balancer's pick among the
-// available endpoints, through that endpoint's circuit breaker. A call that
-// fails before the agent answered (refused, reset, timed out, unavailable)
-// counts towards the endpoint's outlier ejection, and is sent once more to
-// another endpoint when that is safe: a refused connection never reached the
-// agent; idempotent calls (§3.3.1) may be repeated once (Call.resent: not
-// when selectUpstream already resent it); SendMessage otherwise never is.
-// When a task's own endpoint is down, its reads fail over only if the
+// a result, the first stream events that name a context and a task), a new
+// task in a known context to the context's endpoint, anything else to the
+// balancer's pick among the available endpoints (in panic mode, when none is
+// available, the task's or context's own endpoint still gets its calls),
+// through that endpoint's circuit breaker (a wait for a slot is bounded by the
+// route's timeoutMs). A call that fails before the agent answered (refused,
+// reset, timed out, unavailable; a relayed 502-504) counts towards the
+// endpoint's outlier ejection, and is sent once more to another endpoint when
+// that is safe: a refused connection never reached the agent; idempotent
+// calls (§3.3.1) may be repeated once (Call.resent: not when selectUpstream
+// already resent it); SendMessage otherwise never is. When a task's own
+// endpoint is down or cannot be reached, its reads fail over only if the
 // replicas share a task store (`upstream.sharedTaskStore`); otherwise the
 // caller gets UPSTREAM_UNAVAILABLE naming the task — never a TaskNotFound
-// from a replica that cannot know it. Streams are placed the same way: their
-// first event (a relayed gRPC stream's first message: it is sent when first
-// read) is awaited here, so a stream that fails to start is handled as
-// a unary call that fails. One-endpoint routes skip the stage.
+// from a replica that cannot know it; a timeout or reset there (the agent may
+// have the call) reaches the caller as it is. Streams are placed the same
+// way: their first event (a relayed gRPC stream's first message: it is sent
+// when first read) is awaited here, so a stream that fails to start is
+// handled as a unary call that fails. One-endpoint routes skip the stage.
 import type { Logger } from 'pino';
 import type { RouteConfig } from '../../config/types.js';
 import { A2AError } from '../../errors/a2a-error.js';
@@ -35,6 +39,16 @@ function endpointFailure(e: unknown): string | undefined {
   if (e.connectionReset) return 'connection reset';
   if (e.errorName === 'UPSTREAM_TIMEOUT' || e.errorName === 'UPSTREAM_UNAVAILABLE') return e.internal ?? e.message;
   return undefined;
+}
+
+/**
+ * The failure says the call cannot have reached the agent: a refused connection, an endpoint that could not be
+ * reached (or said it is unavailable). Not a timeout, a reset connection or an answer cut short: the agent may have
+ * the call, so the caller gets that failure as it is, never that the task's endpoint is unavailable.
+ */
+function unreached(e: unknown): boolean {
+  if (!(e instanceof A2AError)) return false;
+  return e.connectionRefused || (e.errorName === 'UPSTREAM_UNAVAILABLE' && !e.connectionReset && !e.answerCut);
 }
 
 function taskUnavailable(route: RouteConfig, task: string, owner: Member, cause?: unknown): A2AError {
@@ -124,7 +138,8 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
         const ids = call.envelope ? requestIds(call.envelope) : NO_IDS;
         if (ids.task) {
           const owner = set.byUrl(await affinity.owner(route.name, 'task', ids.task, ttl));
-          if (owner?.endpoint.available) return { member: owner, owner, ids };
+          // panic mode (no endpoint available: calls go to all of them): the task's call goes to its own
+          if (owner && (owner.endpoint.available || !set.anyAvailable())) return { member: owner, owner, ids };
           if (owner) {
             // replicas that share a task store can each answer for the task: any call for it goes to another one
             if (!up.sharedTaskStore) throw taskUnavailable(route, ids.task, owner);
@@ -133,7 +148,8 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
         }
         if (ids.context) {
           const owner = set.byUrl(await affinity.owner(route.name, 'context', ids.context, ttl));
-          if (owner?.endpoint.available) return { member: owner, owner: undefined, ids };
+          if (owner && (owner.endpoint.available || !set.anyAvailable()))
+            return { member: owner, owner: undefined, ids };
         }
         return { member: set.pick()!, owner: undefined, ids };
       };
@@ -141,7 +157,8 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
       /** One try on `m`: the answer with its first stream event in hand (so a stream that cannot start fails here). */
       const attempt = async (call: Call, m: Member): Promise<Answer> => {
         call.endpoint = m;
-        const release = await m.endpoint.admit(up.circuitBreaker, call.signal);
+        // a call waits for a slot at most what is left of the route's timeoutMs (a stream's first-event limit)
+        const release = await m.endpoint.admit(up.circuitBreaker, call.signal, route.timeoutMs, call.started);
         ended(call, release);
         try {
           const answer = await next(call);
@@ -158,37 +175,54 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
           if (answer.kind !== 'stream' || answer.quietMs !== undefined) return answer;
           const it = answer.events[Symbol.asyncIterator]();
           const first = await it.next();
-          return { kind: 'stream', events: resumed(first, it, (e) => learnFrom(e, m)) };
+          return { kind: 'stream', events: resumed(first, it, learner(m)) };
         } catch (e) {
           release();
           throw e;
         }
       };
 
-      /** The stream's task, learned from the first event that names one. */
-      const learnFrom = async (e: StreamResponse, m: Member): Promise<boolean> => {
-        const ids = answerIds(e);
-        if (!ids.task) return false;
-        await learn(ids, m);
-        return true;
+      /**
+       * Learns a stream's context from the first event that names one (a Message answer names no task), and its task
+       * from the first event that names one; says true once the task is known (nothing more to learn).
+       */
+      const learner = (m: Member): ((e: StreamResponse) => Promise<boolean>) => {
+        let context = false;
+        return async (e) => {
+          const ids = answerIds(e);
+          if (ids.task) {
+            await learn(ids, m);
+            return true;
+          }
+          if (ids.context && !context) {
+            context = true;
+            await affinity.learn(route.name, 'context', ids.context, m.endpoint.url, ttl);
+          }
+          return false;
+        };
+      };
+
+      /** A relayed 502/503/504 is the endpoint failing, not an answer of the agent's: it counts toward ejection. */
+      const judge = (answer: Answer, m: Member): void => {
+        if (answer.kind === 'relayHttp' && answer.status >= 502 && answer.status <= 504)
+          endpoints.failed(set, m, `answered HTTP ${answer.status}`);
+        else endpoints.succeeded(m);
       };
 
       const run = async (call: Call): Promise<Answer> => {
         const { member, owner, ids } = await place(call);
         try {
           const answer = await attempt(call, member);
-          // a relayed 502/503/504 is the endpoint failing, not an answer of the agent's: it counts toward ejection
-          // (and goes to the caller as it came: a pass-through call is not retried once it has an answer)
-          if (answer.kind === 'relayHttp' && answer.status >= 502 && answer.status <= 504)
-            endpoints.failed(set, member, `answered HTTP ${answer.status}`);
-          else endpoints.succeeded(member);
+          // (a relayed 502/503/504 goes to the caller as it came: a pass-through call is not retried once answered)
+          judge(answer, member);
           return answer;
         } catch (e) {
           const broke = endpointFailure(e);
           if (broke === undefined) throw e;
           endpoints.failed(set, member, broke);
           const refused = e instanceof A2AError && e.connectionRefused;
-          if (owner && !up.sharedTaskStore) throw taskUnavailable(route, ids.task, owner, e);
+          // the task's own endpoint: no other one can answer for it; it is unavailable only when the call never got there
+          if (owner && !up.sharedTaskStore) throw unreached(e) ? taskUnavailable(route, ids.task, owner, e) : e;
           if (!refused && (!call.method.idempotent || call.resent)) throw e;
           const other = set.pick(member);
           if (!other || call.signal.aborted) throw e;
@@ -199,7 +233,7 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
           );
           try {
             const answer = await attempt(call, other);
-            endpoints.succeeded(other);
+            judge(answer, other);
             return answer;
           } catch (e2) {
             const broke2 = endpointFailure(e2);
