@@ -165,6 +165,25 @@ export function addConsole(app: FastifyInstance, d: ConsoleDeps): { close(): voi
       .send('this host name is not one the admin console answers (admin.allowedHosts)\n');
     return reply;
   });
+  // what fastify answers itself under /admin (a 404, a body it cannot parse) is the console's too: its security headers
+  // and its {"error": …} form
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.url.startsWith('/admin') && !reply.hasHeader('content-security-policy')) secure(reply);
+    return payload;
+  });
+  // (a 404 handler of the /admin prefix only: the admin listener's other paths keep fastify's own)
+  void app.register(
+    async (scope) =>
+      scope.setNotFoundHandler((req, reply) =>
+        sendJson(reply, 404, { error: `no console page or API at ${req.method} ${req.url.split('?')[0]}` }),
+      ),
+    { prefix: '/admin' },
+  );
+  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    if (!req.url.startsWith('/admin')) return reply.send(err); // fastify's own answer
+    const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    return sendJson(reply, status, { error: status < 500 ? err.message : 'internal error' });
+  });
   const clients = new TryClients();
   d.traffic.start();
   const listenerHost = (): string => new URL(d.listeners().httpUrl).host;

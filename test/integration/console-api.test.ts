@@ -212,6 +212,26 @@ t.test('POST /admin/api/try refuses bad requests', async (t) => {
   t.equal(form.statusCode, 415, 'a simple (form-like) request: 415, no call made');
 });
 
+t.test("what fastify answers itself under /admin is the console's: its headers and its error form", async (t) => {
+  const missing = await request(`${admin}/admin/api/nope`);
+  t.equal(missing.statusCode, 404);
+  t.match(missing.headers['content-security-policy'], /default-src 'none'/, 'a 404: the CSP');
+  t.equal(missing.headers['x-frame-options'], 'DENY');
+  t.match(await missing.body.json(), { error: /no console page or API at GET \/admin\/api\/nope/ });
+  const garbled = await request(`${admin}/admin/api/try`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: admin },
+    body: '{"route":',
+  });
+  t.equal(garbled.statusCode, 400);
+  t.match(garbled.headers['content-security-policy'], /default-src 'none'/, 'a body fastify cannot parse: the CSP');
+  const body = (await garbled.body.json()) as Record<string, unknown>;
+  t.same(Object.keys(body), ['error'], 'and the {"error": …} form');
+  const other = await request(`${admin}/nope`);
+  t.equal(other.statusCode, 404, 'outside /admin: a 404 as before');
+  await other.body.dump();
+});
+
 t.test('GET /admin/api/errors: the last errors with their request ids', async (t) => {
   const res = await request(`${gw.httpUrl}/keyed/keyed/message:send`, {
     method: 'POST',
