@@ -30,10 +30,17 @@ export function hostOf(req: { headers: IncomingHttpHeaders }): string | undefine
 }
 
 /**
- * A Host that is not one (RFC 9112 §3.2: a request with more than one Host field is answered 400; over HTTP/2 a Host
- * that differs from :authority): Node keeps the first, another reader of the request may take another.
+ * A Host that is not one (RFC 9112 §3.2: an HTTP/1.1 request without a Host field, or with more than one, is answered
+ * 400; over HTTP/2 a Host that differs from :authority): Node keeps the first, another reader may take another.
  */
-export function ambiguousHost(req: { headers: IncomingHttpHeaders; rawHeaders: string[] }): A2AError | undefined {
+export function hostProblem(req: {
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  httpVersion: string;
+}): A2AError | undefined {
+  if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+    return A2AError.of('INVALID_REQUEST', 'an HTTP/1.1 request must name its host (a Host field)');
+  }
   const raw = req.rawHeaders;
   let hosts = 0;
   for (let i = 0; i < raw.length; i += 2) {

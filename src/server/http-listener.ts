@@ -53,7 +53,8 @@ export function createHttpListener(
     server = secure;
   } else {
     // the body has its own idle timeout (http/body-reader.ts); a slow upload as such is no fault
-    const plain = createServer({ ...headerChecks(limits), requestTimeout: 0 }, handler);
+    // a request without Host is refused by the handler in A2A's form (Node's own 400 has no body)
+    const plain = createServer({ ...headerChecks(limits), requestTimeout: 0, requireHostHeader: false }, handler);
     plain.keepAliveTimeout = limits.idleTimeoutMs;
     server = plain;
   }

@@ -42,7 +42,7 @@ import { isEventStream } from '../upstream/http-pool.js';
 import { CallSignal } from '../util/call-signal.js';
 import { serveCard } from './card-endpoint.js';
 import {
-  ambiguousHost,
+  hostProblem,
   codingRefusal,
   earlyError,
   type EarlyError,
@@ -123,7 +123,7 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
       return refuse(A2AError.of('SHUTTING_DOWN', 'the gateway is shutting down'));
     }
     // refused before the body is read or any route is looked at, when the edge refuses it
-    const refused = refusal(host, url, path) ?? ambiguousHost(req);
+    const refused = refusal(host, url, path) ?? hostProblem(req);
     if (refused) return refuse(refused);
     if (!METHODS.has(method)) return refuse(A2AError.of('METHOD_NOT_FOUND', `no A2A operation at ${method} ${path}`));
     const probe = deps.probes && (method === 'GET' || method === 'HEAD') && probeAnswer(path, deps.probes);

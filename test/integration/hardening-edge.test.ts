@@ -6,8 +6,8 @@
 // - Expect: 100-continue: a declared body over the limit is refused at once,
 //   before the caller sends it (it was granted 100 Continue and refused only
 //   after the lingering read); a body within it is asked for and served;
-// - two Host fields (RFC 9112 §3.2) are a 400: Node keeps the first, another
-//   reader may take the other;
+// - two Host fields, or none in HTTP/1.1 (RFC 9112 §3.2), are an A2A 400:
+//   Node keeps the first of two, and answered a missing one without a body;
 // - no header is dropped unseen: past Node's default 2,000 headers, an
 //   A2A-Version at the end still counts.
 import { connect } from 'node:net';
@@ -126,6 +126,22 @@ t.test('two Host fields are a 400', async (tt) => {
   tt.match(statusLine(out), /^HTTP\/1\.1 400 /);
   tt.match(out, /more than one host/);
   tt.same(reached, [], 'nothing reached the agent');
+});
+
+t.test('an HTTP/1.1 request without Host: an A2A 400, as over TLS', async (tt) => {
+  reached.length = 0;
+  const out = await exchange(
+    `POST / HTTP/1.1\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${getTask.length}\r\nConnection: close`,
+    getTask,
+  );
+  tt.match(statusLine(out), /^HTTP\/1\.1 400 /);
+  tt.match(out, /must name its host/, 'saying why, in a body');
+  tt.same(reached, [], 'nothing reached the agent');
+  const old = await exchange(
+    `POST / HTTP/1.0\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${getTask.length}`,
+    getTask,
+  );
+  tt.match(statusLine(old), /200/, 'HTTP/1.0 has no Host to name');
 });
 
 t.test('a header after 2,000 others still counts', async (tt) => {
