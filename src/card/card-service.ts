@@ -50,6 +50,7 @@ export const SERVED_CARDS_KEPT = 256;
 
 /** A served card as kept: what it was built from and for (generation), and what it is made of (fingerprint). */
 interface Kept {
+  route: RouteConfig;
   source: JsonObject;
   generation: number;
   fingerprint: string;
@@ -215,6 +216,8 @@ export class CardService {
     let source: JsonObject;
     // one endpoint's card and its Last-Modified (another may become ready while this awaits)
     const primary = this.primary(route);
+    // (before any wait: a reload meanwhile must not tag this route's card as the new configuration's)
+    const generation = this.generation;
     try {
       source = (await this.store.get(primary)) ?? this.minimalFor(route);
     } catch (e) {
@@ -225,8 +228,8 @@ export class CardService {
     const v03 = wantsV03Card(route, view);
     const key = `${route.name} ${at.http} ${at.grpc} ${v03 ? '0.3' : '1.0'}`;
     const hit = this.served.get(key);
-    const generation = this.generation;
-    if (hit && hit.source === source && hit.generation === generation) return hit.card;
+    // built for this very route configuration (a card for the old one, finished after a reload, is not served)
+    if (hit && hit.source === source && hit.generation === generation && hit.route === route) return hit.card;
     const since = Math.max(this.store.changedAt(primary), this.generationStart);
     // 0.3 callers verify no 1.0 signature: a re-signed card is served signed in its 1.0 shape only
     const unsigned = await this.unsigned(rewriteCard(source, route, at), route, source, at, !v03);
@@ -264,7 +267,7 @@ export class CardService {
       served = { ...served, maxAgeSeconds: route.card.maxAgeSeconds };
     this.served.delete(key);
     if (this.served.size >= SERVED_CARDS_KEPT) this.served.delete(this.served.keys().next().value!);
-    this.served.set(key, { source, generation, fingerprint, card: served });
+    this.served.set(key, { route, source, generation, fingerprint, card: served });
     return served;
   }
 

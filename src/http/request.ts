@@ -77,7 +77,8 @@ export interface HttpAnswer {
   /** JSON text, or pieces made as they are sent when it holds a large `raw` part (proto/json-out.ts). */
   body?: JsonBody;
   /** A streamed answer: written as text/event-stream, pulled one frame at a time. */
-  sse?: { frames: AsyncIterable<SseFrame>; keepAliveMs: number };
+  /** `flush`: the head goes out before the first frame (a quiet stream's first may be long in coming). */
+  sse?: { frames: AsyncIterable<SseFrame>; keepAliveMs: number; flush?: boolean };
   /** A relayed upstream answer (pass-through): its head was read; its body whole, or piped as it comes. */
   relay?: Readable | Buffer;
 }

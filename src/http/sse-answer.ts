@@ -9,6 +9,7 @@
 // an async generator (core/event-stream.ts says why).
 import { DONE } from '../core/event-stream.js';
 import { asA2AError, type A2AError } from '../errors/a2a-error.js';
+import { within } from '../util/within.js';
 import type { HttpAnswer, SseFrame } from './request.js';
 
 /** The stream's events as SSE frames, the first one already pulled; a failure is one last error frame. */
@@ -82,23 +83,6 @@ class SseFrames<T> implements AsyncIterableIterator<SseFrame> {
 
 export type SseOpening = { ok: true; answer: HttpAnswer } | { ok: false; error: A2AError };
 
-/** The pull's result if it comes within `ms`, else the pull itself, still pending. */
-function within<T>(pull: Promise<T>, ms: number): Promise<{ value: T } | { pending: Promise<T> }> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve({ pending: pull }), ms);
-    pull.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve({ value });
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e); // after the timer: nobody waits here, the frames read the pull's failure
-      },
-    );
-  });
-}
-
 export async function openSse<T>(
   source: AsyncIterable<T>,
   frame: (event: T) => SseFrame,
@@ -118,5 +102,7 @@ export async function openSse<T>(
     return { ok: false, error: asA2AError(e) };
   }
   const frames = new SseFrames(events, first, frame, errorFrame);
-  return { ok: true, answer: { status: 200, headers: {}, sse: { frames, keepAliveMs } } };
+  // a quiet stream's head goes out at once (else only with its first keep-alive, a period later)
+  const flush = first instanceof Promise;
+  return { ok: true, answer: { status: 200, headers: {}, sse: { frames, keepAliveMs, flush } } };
 }

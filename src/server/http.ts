@@ -138,7 +138,7 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
       }
       // Expect: 100-continue (the listener leaves it to this handler): a body over the limit is refused before the
       // caller sends it, any other asked for now
-      if (req.headers.expect?.toLowerCase() === '100-continue') {
+      if (req.headers.expect !== undefined && EXPECTS_CONTINUE.test(req.headers.expect)) {
         if (declared > bodyLimit) {
           return refuse(A2AError.of('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${bodyLimit} bytes`));
         }
@@ -225,7 +225,7 @@ export function buildHttpServer(deps: HttpServerDeps): HttpListener {
     if (!answer.sse) return send(res, answer, wire);
     wire.status = 200;
     const count = (bytes: number): void => void (wire.bytesOut += bytes);
-    await writeSse(raw, answer.sse.frames, answer.sse.keepAliveMs, {}, count).catch((e: unknown) => {
+    await writeSse(raw, answer.sse.frames, answer.sse.keepAliveMs, {}, count, answer.sse.flush).catch((e: unknown) => {
       deps.logger.warn({ requestId, err: (e as Error).message }, 'stream write failed');
       raw.destroy();
     });
@@ -273,6 +273,9 @@ function headerOf(req: EdgeRequest): (name: string) => string | undefined {
 }
 
 /** As fastify reads a body: for a method that takes one, when a content type, length or transfer coding says so. */
+/** What Node reads as asking for 100 Continue (its checkContinue event; a list may name it among others). */
+const EXPECTS_CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+
 function hasBody(req: EdgeRequest): boolean {
   const m = req.method;
   if (m !== 'POST' && m !== 'PUT' && m !== 'PATCH' && m !== 'DELETE' && m !== 'OPTIONS') return false;

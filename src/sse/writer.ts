@@ -46,8 +46,11 @@ export async function writeSse(
   extraHeaders: Record<string, string> = {},
   /** Told the bytes of each frame written (for the access log). */
   written: (bytes: number) => void = () => undefined,
+  /** The head goes out now, not with the first frame (which may be long in coming). */
+  flush = false,
 ): Promise<void> {
   res.writeHead(200, { ...extraHeaders, ...sseHeaders(res) });
+  if (flush) res.flushHeaders();
   const gone = (): boolean => responseGone(res);
   const keepAlive =
     keepAliveMs > 0

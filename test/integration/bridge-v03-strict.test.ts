@@ -220,13 +220,25 @@ t.test('each of those calls is logged and counted as what its caller got, not OK
   });
   tt.match(await batch.body.json(), [{ id: 9, error: { code: -32006 } }], 'a batch item: its own error');
 
-  await waitFor(() => calls.length >= 5 || undefined, 'five call lines');
+  const notified = await request(`${gw.httpUrl}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'message/send', params: { message: v03Message } }),
+  });
+  tt.equal(notified.statusCode, 204, 'a notification: no answer');
+  await notified.body.dump();
+
+  await waitFor(() => calls.length >= 6 || undefined, 'six call lines');
   const failed = ['INVALID_AGENT_RESPONSE', undefined];
   tt.same(outcome('HTTP+JSON', 'SendMessage'), [failed], 'REST unary');
   tt.same(outcome('HTTP+JSON', 'SendStreamingMessage'), [['INVALID_AGENT_RESPONSE', 1]], 'REST stream: one event');
   tt.same(outcome('GRPC', 'SendMessage'), [failed], 'gRPC unary');
   tt.same(outcome('GRPC', 'SendStreamingMessage'), [['INVALID_AGENT_RESPONSE', 1]], 'gRPC stream: one event');
-  tt.same(outcome('JSONRPC', 'SendMessage'), [failed], 'JSON-RPC batch item');
+  tt.same(
+    outcome('JSONRPC', 'SendMessage'),
+    [failed, ['OK', undefined]],
+    'JSON-RPC batch item; a notification, whose answer nobody reads, is not written: OK',
+  );
   const metrics = await gw.metrics.text();
   const series = /a2a_gateway_calls_total\{[^}]*method="SendStreamingMessage",inbound="GRPC"[^}]*outcome="([A-Z_]+)"/;
   tt.equal(series.exec(metrics)?.[1], 'INVALID_AGENT_RESPONSE', 'counted so');

@@ -17,6 +17,7 @@ import { exportPKCS8, generateKeyPair } from 'jose';
 import { echoAgentCard } from '../../examples/demo-agent/echo-agent.js';
 import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
+import { brokenHttp } from '../helpers/broken-upstreams.js';
 import { cardServer } from '../helpers/card-server.js';
 import { gatewayConfig } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
@@ -136,4 +137,43 @@ t.test('a reload that changes the served card moves Last-Modified', async (tt) =
   const revalidated = await get(gw, '/r', { 'if-modified-since': before.lastModified });
   tt.equal(revalidated.status, 200, 'the old date revalidates to the new card');
   tt.equal(revalidated.name, 'Renamed');
+});
+
+t.test('a card request in flight across a reload: the new configuration is served its own card', async (tt) => {
+  let release: (() => void) | undefined;
+  const held = new Promise<void>((r) => (release = r));
+  let fetches = 0;
+  const card = JSON.stringify(echoAgentCard('Held', {}));
+  const upstream = await brokenHttp((_req, res) => {
+    fetches++;
+    // the first fetch answers only once the reload is done
+    void (fetches === 1 ? held : Promise.resolve()).then(() =>
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }).end(card),
+    );
+  });
+  const config = (description: string) =>
+    gatewayConfig([
+      {
+        name: 'held',
+        match: { pathPrefix: '/h' },
+        upstream: { url: `${upstream.url}/rpc`, binding: 'JSONRPC' as const },
+        card: { url: `${upstream.url}/c.json`, overrides: { description } },
+      },
+    ]);
+  const gw = await startGateway(config('before'), pino({ level: 'silent' }));
+  tt.teardown(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+  const url = `${gw.httpUrl}/h/.well-known/agent-card.json`;
+  const headers = { 'a2a-version': '1.0' };
+  const inFlight = request(url, { headers }).then(async (r) => (await r.body.json()) as JsonObject);
+  await waitFor(() => fetches >= 1 || undefined, 'the card fetch under way');
+  gw.reload(config('after'));
+  release!();
+  await inFlight; // (built for the configuration it came in under)
+  for (let i = 0; i < 2; i++) {
+    const now = (await (await request(url, { headers })).body.json()) as JsonObject;
+    tt.equal(now.description, 'after', `request ${i + 1} after the reload: the new configuration's card`);
+  }
 });

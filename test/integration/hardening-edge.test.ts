@@ -115,6 +115,13 @@ t.test('Expect: 100-continue', async (tt) => {
   );
   tt.match(small, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /, 'within it: 100 Continue, then the answer');
   tt.equal(reached.length, 1, 'the body reached the agent');
+  const listed = await exchange(
+    `POST / HTTP/1.1\r\nHost: a\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${getTask.length}\r\nExpect: 100-continue, x-other`,
+    getTask,
+    (soFar) => soFar.startsWith('HTTP/1.1 100 Continue\r\n\r\n'),
+    (soFar) => soFar.includes('"result"'),
+  );
+  tt.match(listed, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /, '100-continue in a list: the same');
 });
 
 t.test('two Host fields are a 400', async (tt) => {

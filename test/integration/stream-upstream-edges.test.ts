@@ -6,15 +6,18 @@
 // - an error status with an SSE body (HTTP 500, text/event-stream) is an
 //   error, not a successful stream of its events;
 // - a 0.3 agent's resubscribe to a quiet task (no event until the task moves,
-//   so no first-event limit) gives an HTTP caller its answer's head and
-//   keep-alives at once, not only when an event comes or the idle timeout ends it.
+//   so no first-event limit) gives an HTTP caller its answer's head after one
+//   keep-alive period (sent then, not with the first keep-alive a period
+//   later), not only when an event comes or the idle timeout ends it; on a
+//   route with several endpoints, one that refuses the connection is failed
+//   over as for any stream.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { CATALOGUE, GRPC_CODES } from '../../src/errors/catalogue.js';
 import { startGateway } from '../../src/server/gateway.js';
-import { brokenHttp, type Broken } from '../helpers/broken-upstreams.js';
+import { brokenHttp, refusedPort, type Broken } from '../helpers/broken-upstreams.js';
 import { BINDINGS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
 import { STREAM_CALLERS } from '../helpers/streams.js';
 
@@ -69,6 +72,7 @@ const noBlank = await sseAgent((id) => `${frame(id, DONE)}\n`);
 const cut = await sseAgent((id) => frame(id, DONE).slice(0, 40));
 const failed = await sseAgent((id) => `${frame(id, DONE)}\n\n`, 500);
 const quiet = await quietAgent();
+const dead = `http://127.0.0.1:${await refusedPort()}`;
 const route = (name: string, url: string, extra: object = {}) => ({
   name,
   match: { pathPrefix: `/${name}`, tenant: name },
@@ -82,6 +86,26 @@ const gw = await startGateway(
     route('failed', failed.url),
     route('quiet', quiet.url, {
       upstream: { url: quiet.url, binding: 'JSONRPC', version: '0.3', tenant: 'clear' },
+      sseKeepAliveMs: 100,
+    }),
+    // a keep-alive far off: only the head opening after the quiet period (timeoutMs here) reaches the caller
+    route('late', quiet.url, {
+      upstream: { url: quiet.url, binding: 'JSONRPC', version: '0.3', tenant: 'clear' },
+      sseKeepAliveMs: 600_000,
+      timeoutMs: 300,
+    }),
+    route('pair', quiet.url, {
+      upstream: {
+        binding: 'JSONRPC',
+        version: '0.3',
+        tenant: 'clear',
+        loadBalancing: 'round-robin',
+        healthCheck: false,
+        endpoints: [
+          { url: dead, name: 'dead' },
+          { url: quiet.url, name: 'live' },
+        ],
+      },
       sseKeepAliveMs: 100,
     }),
   ]),
@@ -156,5 +180,28 @@ t.test("a 0.3 agent's quiet resubscribe: the HTTP caller gets the head and keep-
   for (const text of await Promise.all(texts)) {
     tt.match(text, /^: keep-alive\n/, 'a keep-alive while the task is quiet');
     tt.match(text, /TASK_STATE_COMPLETED/, 'then the update when it comes');
+  }
+});
+
+const subscribe = (tenant: string) =>
+  request(`${gw.httpUrl}/${tenant}/${tenant}/tasks/q:subscribe`, {
+    headers: { 'a2a-version': '1.0' },
+    signal: AbortSignal.timeout(20_000), // a bound, not a pause: the head comes in about 0.3 s
+  });
+
+t.test('a quiet stream: its head is sent when its answer opens, not with a keep-alive later', async (tt) => {
+  const res = await subscribe('late');
+  tt.equal(res.statusCode, 200, 'the head, with no keep-alive for ten minutes');
+  tt.match(res.headers['content-type'], /^text\/event-stream/);
+  quiet.move();
+  tt.match(await res.body.text(), /TASK_STATE_COMPLETED/);
+});
+
+t.test('a quiet stream on a route with several endpoints: a refused connection fails over', async (tt) => {
+  for (let i = 0; i < 4; i++) {
+    const res = await subscribe('pair');
+    tt.equal(res.statusCode, 200, `resubscribe ${i + 1}: served (the refusing endpoint is failed over)`);
+    quiet.move();
+    tt.match(await res.body.text(), /TASK_STATE_COMPLETED/);
   }
 });

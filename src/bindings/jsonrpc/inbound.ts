@@ -218,9 +218,9 @@ export class JsonRpcInbound {
         : errorAnswer(f.id, err, f.call.dialect);
     }
     if (result.kind === 'relayHttp') return relayedAnswer(result);
+    if (!f.hasId) return answer(200, undefined); // a notification (never a stream): no answer, none written
     if (result.kind === 'writtenStream') return this.stream(f, result.events, result.quietMs);
     if (result.kind !== 'written') throw new Error(`unexpected ${result.kind} answer`);
-    if (!f.hasId) return answer(200, undefined);
     const out = result.value;
     return answer(200, resultResponse(f.id, out.json), out.body);
   }
@@ -294,7 +294,8 @@ export class JsonRpcInbound {
       dialect,
       tenant,
       request,
-      writer: writers[dialect],
+      // a notification's answer is not written (nobody reads it; one its form cannot carry is no failure then)
+      writer: hasId ? writers[dialect] : undefined,
     };
     return { done: false, call, id, hasId };
   }
@@ -304,8 +305,9 @@ export class JsonRpcInbound {
     if (f.done) return f.response;
     try {
       const result = await this.pipeline.run(f.call);
+      if (!f.hasId) return undefined;
       if (result.kind !== 'written') throw new Error(`unexpected ${result.kind} answer in a batch`);
-      return f.hasId ? resultResponse(f.id, result.value) : undefined;
+      return resultResponse(f.id, result.value);
     } catch (e) {
       return f.hasId ? errorResponse(f.id, asA2AError(e), f.call.dialect) : undefined;
     }

@@ -29,6 +29,7 @@ import { answerIds, requestIds, type Affinity, type TaskIds } from '../../upstre
 import type { Endpoints, Member } from '../../upstream/endpoints.js';
 import type { Answer, Call } from '../call.js';
 import { ended, type Handler, type Stage } from '../stage.js';
+import { within } from '../../util/within.js';
 
 const NO_IDS: TaskIds = { task: '', context: '' };
 
@@ -76,11 +77,11 @@ interface Placement {
  * first pull, and a failed pull returns it too, as a generator's `finally` would.
  */
 function resumed<T>(
-  first: IteratorResult<T>,
+  first: IteratorResult<T> | Promise<IteratorResult<T>>,
   it: AsyncIterator<T>,
   look?: (e: T) => Promise<boolean>,
 ): AsyncIterableIterator<T> {
-  let pending: IteratorResult<T> | undefined = first;
+  let pending: IteratorResult<T> | Promise<IteratorResult<T>> | undefined = first;
   let known = look === undefined;
   let finished = false;
   const leave = (): void => {
@@ -108,7 +109,7 @@ function resumed<T>(
       if (finished) return Promise.resolve(DONE);
       const r = pending;
       pending = undefined;
-      return (r ? pass(r) : it.next().then(pass)).catch(failed);
+      return (r ? (r instanceof Promise ? r.then(pass) : pass(r)) : it.next().then(pass)).catch(failed);
     },
     return() {
       pending = undefined;
@@ -171,9 +172,16 @@ export function placeEndpointStage(endpoints: Endpoints, affinity: Affinity, log
             const it = answer.messages[Symbol.asyncIterator]();
             return { ...answer, messages: resumed(await it.next(), it) };
           }
-          // a stream that may be quiet (a 0.3 resubscribe, which names its task: nothing to learn) is not held for its first event
-          if (answer.kind !== 'stream' || answer.quietMs !== undefined) return answer;
+          if (answer.kind !== 'stream') return answer;
           const it = answer.events[Symbol.asyncIterator]();
+          if (answer.quietMs !== undefined) {
+            // a stream that may be quiet (a 0.3 resubscribe) is held for its first event only its quiet period: a
+            // failure to start (a refused connection) comes within it and fails over; after it the caller's answer
+            // opens at once, the first pull going on
+            const pulled = await within(it.next(), answer.quietMs);
+            if ('value' in pulled) return { kind: 'stream', events: resumed(pulled.value, it, learner(m)) };
+            return { kind: 'stream', events: resumed(pulled.pending, it, learner(m)), quietMs: 0 };
+          }
           const first = await it.next();
           return { kind: 'stream', events: resumed(first, it, learner(m)) };
         } catch (e) {
