@@ -115,7 +115,10 @@ const UPSTREAM_SCHEMA = {
           type: 'object',
           additionalProperties: false,
           required: ['set'],
-          properties: { set: { type: 'string', minLength: 1, description: 'Tenant sent instead.' } },
+          properties: {
+            // the tenant grammar of match.tenant: it goes into a REST agent's path
+            set: { type: 'string', pattern: '^[A-Za-z0-9._~-]+$', description: 'Tenant sent instead.' },
+          },
         },
       ],
     },

@@ -81,7 +81,7 @@ t.test('check --config: valid and invalid files', async (t) => {
   t.match(bad.stderr, 'bad-types.yaml:7:16: routes[0].upstream.binding: must be one of');
   const lines = bad.stderr.trimEnd().split('\n');
   t.ok(
-    lines.length === 3 && lines.every((l) => /^a2a-gateway: \S+bad-types\.yaml:\d+:\d+: /.test(l)),
+    lines.length === 4 && lines.every((l) => /^a2a-gateway: \S+bad-types\.yaml:\d+:\d+: /.test(l)),
     'one line per problem, each with its place',
   );
 });
