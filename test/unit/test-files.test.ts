@@ -94,7 +94,7 @@ t.test('a test past its timeout fails (tap ends it: TAP_TIMEOUT) and the process
   t.match(o.output, /killed by SIGKILL: still running after its TAP ended/, 'the process did not exit by itself');
 });
 
-t.test("a slow file's own timeout replaces the run's (package.json tap.slow)", async (t) => {
+t.test("a slow file's own timeout replaces the run's (scripts/tap.ts SLOW)", async (t) => {
   const dir = t.testdir({
     'told.mjs': "import t from 'tap'; t.comment('timeout ' + process.env.TAP_TIMEOUT); t.pass('x');",
   });
