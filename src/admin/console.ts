@@ -182,6 +182,9 @@ export function addConsole(app: FastifyInstance, d: ConsoleDeps): { close(): voi
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
     if (!req.url.startsWith('/admin')) return reply.send(err); // fastify's own answer
     const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    // logged as fastify's own handler would have (the answer says nothing of a server error)
+    if (status >= 500) req.log.error({ err }, 'admin console request failed');
+    else req.log.info({ err }, 'admin console request refused');
     return sendJson(reply, status, { error: status < 500 ? err.message : 'internal error' });
   });
   const clients = new TryClients();

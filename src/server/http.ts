@@ -272,10 +272,10 @@ function headerOf(req: EdgeRequest): (name: string) => string | undefined {
   };
 }
 
-/** As fastify reads a body: for a method that takes one, when a content type, length or transfer coding says so. */
 /** What Node reads as asking for 100 Continue (its checkContinue event; a list may name it among others). */
 const EXPECTS_CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 
+/** As fastify reads a body: for a method that takes one, when a content type, length or transfer coding says so. */
 function hasBody(req: EdgeRequest): boolean {
   const m = req.method;
   if (m !== 'POST' && m !== 'PUT' && m !== 'PATCH' && m !== 'DELETE' && m !== 'OPTIONS') return false;

@@ -38,6 +38,8 @@ const dir = t.testdir({
   }),
 });
 const jsonRpcWithPassword = agent.jsonRpcUrl.replace('http://', `http://user:${URL_PASSWORD}@`);
+/** The gateway's log lines (the admin listener logs through it). */
+const logged: Array<Record<string, unknown>> = [];
 const gw = await startGateway(
   gatewayConfig(
     [
@@ -67,7 +69,7 @@ const gw = await startGateway(
     ],
     { admin: { host: '127.0.0.1', port: 0, allowedHosts: ['console.example'] } },
   ),
-  pino({ level: 'silent' }),
+  pino({ level: 'info' }, { write: (l: string) => void logged.push(JSON.parse(l) as Record<string, unknown>) }),
 );
 const admin = gw.adminUrl!;
 t.teardown(async () => {
@@ -227,6 +229,10 @@ t.test("what fastify answers itself under /admin is the console's: its headers a
   t.match(garbled.headers['content-security-policy'], /default-src 'none'/, 'a body fastify cannot parse: the CSP');
   const body = (await garbled.body.json()) as Record<string, unknown>;
   t.same(Object.keys(body), ['error'], 'and the {"error": …} form');
+  t.ok(
+    logged.some((l) => l.msg === 'admin console request refused'),
+    "logged, as fastify's own handler logs it",
+  );
   const other = await request(`${admin}/nope`);
   t.equal(other.statusCode, 404, 'outside /admin: a 404 as before');
   await other.body.dump();
