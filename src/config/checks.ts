@@ -9,13 +9,12 @@
 // (the token bucket counts whole microseconds in doubles), no two listeners on
 // one port, trusted proxies that are IP addresses or CIDRs, and card
 // overrides that read as the AgentCard fields they replace (checks-card.ts).
-import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { relative } from 'node:path';
 import { overrideProblems } from './checks-card.js';
 import { prefixKey, sameTenant } from '../routing/canonical.js';
 import type { RawRoute } from './raw.js';
 import { BINDINGS, type Binding, type ListenerTls, type RouteConfig } from './types.js';
+import { pemFileProblem } from '../tls/pem.js';
 import { upstreamTlsProblems } from './tls-files.js';
 import { impliesTls } from './upstream.js';
 
@@ -117,8 +116,10 @@ export function semanticProblems(
 ): Problem[] {
   const out: Problem[] = [];
   const names = new Set<string>();
-  const fileMissing = (path: string, f: string | undefined): void => {
-    if (f !== undefined && !existsSync(f)) out.push({ path, message: `file not found: ${relative(process.cwd(), f)}` });
+  // a file the route names must be one the gateway can read (the words of tls-files.ts's checks)
+  const fileProblem = (path: string, f: string | undefined): void => {
+    const message = f === undefined ? undefined : pemFileProblem(f);
+    if (message) out.push({ path, message });
   };
   routes.forEach((r, i) => {
     const raw = raws[i]!;
@@ -144,7 +145,7 @@ export function semanticProblems(
         out.push({ path: `/routes/${i}/auth`, message: 'configure at least one of apiKey, jwt, mtls' });
       if (auth.jwt && (auth.jwt.jwksUrl === undefined) === (auth.jwt.jwksFile === undefined))
         out.push({ path: `/routes/${i}/auth/jwt`, message: 'give exactly one of jwksUrl and jwksFile' });
-      fileMissing(`/routes/${i}/auth/jwt/jwksFile`, r.auth?.jwt?.jwksFile);
+      fileProblem(`/routes/${i}/auth/jwt/jwksFile`, r.auth?.jwt?.jwksFile);
       if (auth.mtls && !listenerTls?.clientCa)
         out.push({ path: `/routes/${i}/auth/mtls`, message: 'mtls needs listen.tls.clientCa' });
     }
@@ -191,9 +192,9 @@ export function semanticProblems(
     if (r.card.signatures === 'resign' && !r.card.signingKey) {
       out.push({ path: `/routes/${i}/card/signatures`, message: 'resign needs card.signingKey' });
     }
-    fileMissing(`/routes/${i}/card/file`, r.card.file);
-    fileMissing(`/routes/${i}/card/signingKey/file`, r.card.signingKey?.file);
-    fileMissing(`/routes/${i}/card/verifyJwksFile`, r.card.verifyJwksFile);
+    fileProblem(`/routes/${i}/card/file`, r.card.file);
+    fileProblem(`/routes/${i}/card/signingKey/file`, r.card.signingKey?.file);
+    fileProblem(`/routes/${i}/card/verifyJwksFile`, r.card.verifyJwksFile);
     for (const p of r.upstream.allowedHosts.concat(r.hosts))
       if (p.includes('/')) out.push({ path: `/routes/${i}`, message: `"${p}" is not a host name` });
     out.push(...endpointProblems(r, raw, i));
