@@ -3,6 +3,8 @@
 // connection (refused, TLS, dropped) is UNAVAILABLE with its reason; the
 // agent's RST_STREAM of the call alone is that code's status, flagged
 // unprocessed (safe to send again) when it is REFUSED_STREAM before any answer;
+// a connection that drops after the call went out is flagged so (the agent
+// may have it: a task's call is not reported as its endpoint unavailable);
 // how a call ended, read when its stream closed (unary and stream alike); and
 // how the gateway ends a call's stream itself (deadline, caller gone).
 import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
@@ -36,7 +38,10 @@ export function transportError(
     err.unprocessed = refused;
     return err;
   }
-  return connectionError(e, conn, refused);
+  const err = connectionError(e, conn, refused);
+  // a stream with an id went out on a connected session: the agent may have the call
+  if (!refused && !err.status.refused && stream?.id !== undefined) err.status.dropped = answered ? 'answer' : 'request';
+  return err;
 }
 
 /** The connection's failure (refused, TLS, dropped) → UNAVAILABLE with its reason. */

@@ -22,6 +22,11 @@ export interface GrpcStatus {
   metadata?: grpc.Metadata;
   /** Made here: the agent's connection was refused (never the text of an agent's own status). */
   refused?: boolean;
+  /**
+   * Made here: the connection dropped after the call was sent ('request': the agent may have it, no answer came;
+   * 'answer': its answer broke off), as an HTTP call's reset connection or cut answer.
+   */
+  dropped?: 'request' | 'answer';
 }
 
 /** A call that ended with a status other than OK (the agent's, or one made up here for the transport). */

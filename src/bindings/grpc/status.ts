@@ -34,7 +34,14 @@ export function toServiceError(err: A2AError): Partial<grpc.StatusObject> {
   return { code, details: statusMessage(err.message), metadata };
 }
 
-type StatusLike = { code?: number; details?: string; message?: string; metadata?: grpc.Metadata; refused?: boolean };
+type StatusLike = {
+  code?: number;
+  details?: string;
+  message?: string;
+  metadata?: grpc.Metadata;
+  refused?: boolean;
+  dropped?: 'request' | 'answer';
+};
 
 /** grpc-js's own status for a message over grpc.max_receive_message_length. */
 const TOO_LARGE = /Received message larger than max/;
@@ -57,6 +64,9 @@ export function transportStatus(e: StatusLike): A2AError | undefined {
   const err = A2AError.of('UPSTREAM_UNAVAILABLE', withoutAddresses(text), { internal: text });
   // only a refusal seen here: an agent's own status may name ECONNREFUSED (its backend's), and its call was taken
   err.connectionRefused = e.refused === true;
+  // dropped after it was sent, as an HTTP call's reset (an idempotent call is sent once more) or cut answer
+  err.connectionReset = e.dropped === 'request';
+  err.answerCut = e.dropped === 'answer';
   return err;
 }
 
