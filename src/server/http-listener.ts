@@ -4,18 +4,14 @@
 // an h2 session idle that long is closed), the answer to a request Node's
 // parser refuses before any handler sees it (bad framing, CR/LF in a header,
 // headers over 16 KiB, headers too slow: the binding is unknown then, so the
-// REST error form), Expect: 100-continue left to the handler, every header
+// REST error form), Expect: 100-continue left to the handler (other
+// expectations not acted on), CONNECT refused in the REST form, every header
 // kept (no count limit but the size one), listen and close. Closing stops accepting, closes idle
 // connections and marks the listener closing: a request that still comes on a
 // kept-alive connection is answered SHUTTING_DOWN (server/http.ts) with
 // `Connection: close`. The request handler is server/http.ts.
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import {
-  createSecureServer,
-  type Http2SecureServer,
-  type Http2ServerRequest,
-  type Http2ServerResponse,
-} from 'node:http2';
+import { createSecureServer, Http2ServerResponse, type Http2SecureServer, type Http2ServerRequest } from 'node:http2';
 import type { Socket } from 'node:net';
 import { errorBody } from '../bindings/rest/wire.js';
 import type { GatewayLimits } from '../config/types.js';
@@ -58,8 +54,22 @@ export function createHttpListener(
     plain.keepAliveTimeout = limits.idleTimeoutMs;
     server = plain;
   }
-  // Expect: 100-continue is answered by the handler (server/http.ts): a body over the limit is refused unsent
+  // Expect: 100-continue is answered by the handler (server/http.ts): a body over the limit is refused unsent;
+  // any other expectation is not acted on (as nginx and Envoy): the request is served as if it named none (RFC 9110
+  // §10.1.1 allows a 417, which Node sent without a body)
   server.on('checkContinue', handler);
+  server.on('checkExpectation', handler);
+  // CONNECT asks for a tunnel, no A2A operation: METHOD_NOT_FOUND in the REST form (Node closed an HTTP/1.1
+  // connection without a word, and answered h2 a bodiless 405)
+  server.on('connect', (req: EdgeRequest, to: Socket | Http2ServerResponse) => {
+    const err = A2AError.of('METHOD_NOT_FOUND', 'CONNECT: the gateway opens no tunnels');
+    if (to instanceof Http2ServerResponse) {
+      const { status, body } = restRefusal(err);
+      to.writeHead(status, { 'content-type': 'application/a2a+json', 'content-length': Buffer.byteLength(body) });
+      return void to.end(body);
+    }
+    if (req.httpVersionMajor < 2) refuseOnSocket(to, err);
+  });
   // no header is dropped unseen (Node's default keeps 2,000): the 16 KiB header limit bounds them
   // (HTTP/1.1 over TLS reads it from the h2 server too)
   (server as { maxHeadersCount?: number }).maxHeadersCount = 0;
@@ -103,7 +113,6 @@ function headerChecks(limits: GatewayLimits): { headersTimeout: number; connecti
 
 /** Node's HTTP parser refused the request: an A2A error in the REST form, and the connection closes. */
 function refuseUnparsed(error: Error & { code?: string }, socket: Socket, headersTimeoutMs: number): void {
-  if (!socket.writable) return void socket.destroy();
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   // the headers did not all come within limits.headersTimeoutMs (Node's headersTimeout)
   const late = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
@@ -114,7 +123,18 @@ function refuseUnparsed(error: Error & { code?: string }, socket: Socket, header
         'INVALID_REQUEST',
         tooLarge ? 'request headers are too large' : `malformed HTTP request (${error.code ?? 'parse error'})`,
       );
-  const body = JSON.stringify({ error: { ...(errorBody(err).error as object), code: status } });
+  refuseOnSocket(socket, err, status);
+}
+
+/** An A2A error in the REST form: its HTTP status (or `status`) and body. */
+function restRefusal(err: A2AError, status = err.row.http): { status: number; body: string } {
+  return { status, body: JSON.stringify({ error: { ...(errorBody(err).error as object), code: status } }) };
+}
+
+/** Answers an HTTP/1.1 connection no handler has (its request unparsed, or a CONNECT) with `err`, and closes it. */
+function refuseOnSocket(socket: Socket, err: A2AError, code?: number): void {
+  if (!socket.writable) return void socket.destroy();
+  const { status, body } = restRefusal(err, code);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/a2a+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );

@@ -6,6 +6,9 @@
 // - Expect: 100-continue: a declared body over the limit is refused at once,
 //   before the caller sends it (it was granted 100 Continue and refused only
 //   after the lingering read); a body within it is asked for and served;
+//   another expectation is not acted on (Node answered it 417 without a body);
+// - CONNECT is METHOD_NOT_FOUND in the REST form (Node closed the connection
+//   without a word);
 // - two Host fields, or none in HTTP/1.1 (RFC 9112 §3.2), are an A2A 400:
 //   Node keeps the first of two, and answered a missing one without a body;
 // - no header is dropped unseen: past Node's default 2,000 headers, an
@@ -122,6 +125,29 @@ t.test('Expect: 100-continue', async (tt) => {
     (soFar) => soFar.includes('"result"'),
   );
   tt.match(listed, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /, '100-continue in a list: the same');
+  const other = await exchange(
+    `POST / HTTP/1.1\r\nHost: a\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${getTask.length}\r\nExpect: x-other\r\nConnection: close`,
+    getTask,
+  );
+  tt.match(statusLine(other), /^HTTP\/1\.1 200 /, 'another expectation: served as if it named none (nginx, Envoy)');
+  tt.match(other, /"result"/);
+  tt.equal(reached.length, 3, 'and its body reached the agent');
+});
+
+t.test('CONNECT: METHOD_NOT_FOUND in the REST form, and the connection closes', async (tt) => {
+  reached.length = 0;
+  const out = await exchange('CONNECT agent.example:443 HTTP/1.1\r\nHost: agent.example:443');
+  tt.match(statusLine(out), /^HTTP\/1\.1 501 /);
+  tt.match(out, /\r\nconnection: close\r\n/i);
+  const body = JSON.parse(out.slice(out.indexOf('\r\n\r\n') + 4)) as { error: { code: number; message: string } };
+  tt.equal(body.error.code, 501);
+  tt.match(body.error.message, /CONNECT/);
+  tt.same(reached, [], 'nothing reached the agent');
+  const after = await exchange(
+    `POST / HTTP/1.1\r\nHost: a\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${getTask.length}\r\nConnection: close`,
+    getTask,
+  );
+  tt.match(statusLine(after), /200/, 'the gateway keeps serving');
 });
 
 t.test('two Host fields are a 400', async (tt) => {

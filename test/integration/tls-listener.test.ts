@@ -2,7 +2,8 @@
 // ALPN) as the plain one behaves: headers that never finish over TLS
 // HTTP/1.1 get 408 within limits.headersTimeoutMs; an h2 caller that resets
 // its stream drops the agent's request; HEAD gets the head only; JSON answers
-// name their media type without a charset (RFC 8259 defines none); a caller
+// name their media type without a charset (RFC 8259 defines none); CONNECT
+// and Expect other than 100-continue get what the plain listener gives; a caller
 // gone mid-body is logged as CANCELLED; and close() ends a connection that
 // never finished its TLS handshake instead of waiting for Node's 120 s
 // handshake timeout.
@@ -102,6 +103,19 @@ t.test('h2: JSON answers name their media type without a charset; HEAD gets the 
   t.equal(head.head['content-length'], String('{"status":"ok"}'.length), "the GET's length");
   t.equal(head.body, '', 'no body');
 });
+
+t.test(
+  'h2: CONNECT is METHOD_NOT_FOUND in the REST form; another expectation than 100-continue is served',
+  async (t) => {
+    const connect = await h2({ ':method': 'CONNECT', ':authority': 'agent.example:443' });
+    t.equal(connect.head[':status'], 501, 'not the bodiless 405 Node answered');
+    t.equal(connect.head['content-type'], 'application/a2a+json');
+    t.match(JSON.parse(connect.body), { error: { code: 501, message: /CONNECT/ } });
+    const other = await h2({ ...rpcHead, expect: 'x-other' }, getTask('quick'));
+    t.equal(other.head[':status'], 200, 'not the bodiless 417 Node answered');
+    t.match(other.body, /"result"/);
+  },
+);
 
 t.test("h2: a caller that resets its stream drops the agent's request", async (t) => {
   const before = agent.dropped();
