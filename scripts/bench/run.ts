@@ -189,6 +189,7 @@ for (const b of BINDINGS) {
     nginx: n,
     nginxCpuUs: n?.cpuUs[0],
     nodeProxyCpuUs: np?.cpuUs[0],
+    nodeProxy: np,
   });
   log(
     `pass-through ${b.padEnd(9)} direct ${d.rps.toFixed(0)} rps | gateway ${g.rps.toFixed(0)} rps (${(g.rps / d.rps).toFixed(2)}×, ${g.cpuUs[0]!.toFixed(0)} µs/req)${n ? ` | nginx ${n.rps.toFixed(0)} rps (${n.cpuUs[0]!.toFixed(0)} µs/req)` : ''}${np ? ` | minimal Node proxy ${np.rps.toFixed(0)} rps (${np.cpuUs[0]!.toFixed(0)} µs/req)` : ''}`,
