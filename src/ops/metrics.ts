@@ -125,8 +125,8 @@ export class Metrics {
     this.activeStreams.dec({ route, inbound });
   }
 
-  streamEvent(route: string, inbound: string): void {
-    this.streamEvents.inc({ route, inbound });
+  streamEvent(route: string, inbound: string, n = 1): void {
+    this.streamEvents.inc({ route, inbound }, n);
   }
 
   cardRefresh(route: string, outcome: 'updated' | 'not_modified' | 'failed'): void {

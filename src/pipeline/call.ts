@@ -13,6 +13,7 @@ import type { A2AError } from '../errors/a2a-error.js';
 import type { AnyRequest, AnyResponse, MethodInfo } from '../core/methods.js';
 import type { StreamResponse } from '../gen/a2a_pb.js';
 import type { RequestView, Wire } from '../http/request.js';
+import type { SseEventCount } from '../sse/event-count.js';
 import type { Generation } from '../routing/generation.js';
 import type { Member } from '../upstream/endpoints.js';
 import type { CallSignal } from '../util/call-signal.js';
@@ -36,7 +37,15 @@ export type Answer<W = unknown> =
    * HTTP pass-through: the upstream's status, the headers passed back, and the body (whole when small, else to pipe);
    * `error`: what a successful HTTP answer carries in its binding's form (a JSON-RPC error object), for log and metrics.
    */
-  | { kind: 'relayHttp'; status: number; headers: Record<string, string>; body: Readable | Buffer; error?: A2AError };
+  | {
+      kind: 'relayHttp';
+      status: number;
+      headers: Record<string, string>;
+      body: Readable | Buffer;
+      error?: A2AError;
+      /** A streaming method's piped answer: its SSE events, counted as they pass. */
+      sse?: SseEventCount;
+    };
 
 /** Where a pass-through sends the caller's request: the route's upstream, its pools, and the headers to send. */
 export interface RelayTarget {

@@ -1,7 +1,8 @@
 // Same-binding pass-through (`passThrough: true`): calls and streams reach the
 // SDK agent of the caller's binding without being decoded, the agent's errors
 // come back as the agent sent them, and the version check, size limit, logs
-// and metrics still apply.
+// and metrics still apply (a relayed stream's events counted in its log line
+// and metric, an HTTP one's from its SSE bytes).
 import { Writable } from 'node:stream';
 import t from 'tap';
 import { pino } from 'pino';
@@ -11,6 +12,7 @@ import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
 import { STREAM_CALLERS } from '../helpers/streams.js';
+import { waitFor } from '../helpers/wait.js';
 
 const agent = await startEchoAgent({ bindings: BINDINGS });
 const lines: Array<Record<string, unknown>> = [];
@@ -51,6 +53,18 @@ for (const b of BINDINGS) {
     tt.equal(missing.details?.find((d) => d.reason)?.reason, 'TASK_NOT_FOUND', "the agent's error as it sent it");
     const stream = await STREAM_CALLERS[b](gw, 'SendStreamingMessage', { message: userMessage('stream') }, opts);
     tt.same(stream.events, agent.published(), 'streams relayed event by event');
+    // the stream's log line and metric count its events (an HTTP stream's from the SSE bytes piped as they came)
+    const streamLine = await waitFor(
+      () => lines.find((l) => l.route === `pt-${b}` && l.method === 'SendStreamingMessage'),
+      'the stream logged',
+    );
+    tt.ok(stream.events.length > 1, 'the agent sent several events');
+    tt.equal(streamLine.events, stream.events.length, 'the log line counts the events relayed');
+    tt.match(
+      await gw.metrics.text(),
+      `a2a_gateway_stream_events_total{route="pt-${b}",inbound="${b}"} ${stream.events.length}\n`,
+      'and so does the metric',
+    );
     const badVersion = await CALLERS[b](gw, 'GetTask', { id: 'x' }, { ...opts, headers: { 'a2a-version': '0.3' } });
     tt.equal(badVersion.details?.find((d) => d.reason)?.reason, 'VERSION_NOT_SUPPORTED', 'the version check stays');
     const big = await CALLERS[b](gw, 'SendMessage', { message: userMessage('x'.repeat(8000)) }, opts);

@@ -272,7 +272,13 @@ export function observe(deps: ObserveDeps, next: Handler): Handler {
           return answer;
         }
         const s = streamed(call, span);
-        watchBody(answer.body, (e) => void s.done(err ?? e, 0));
+        // a piped SSE body's events, counted as they passed (stage send), once it ends
+        const sse = answer.sse;
+        watchBody(answer.body, (e) => {
+          const n = sse?.events ?? 0;
+          if (n > 0) metrics.streamEvent(call.route?.name ?? '-', call.inbound, n);
+          void s.done(err ?? e, n);
+        });
         return answer;
       }
     }

@@ -20,6 +20,7 @@ import { withIdleTimeout, type FirstEvent } from '../../core/idle-timeout.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
 import { requiredViolations } from '../../core/validate.js';
 import { A2AError } from '../../errors/a2a-error.js';
+import { SseEventCount } from '../../sse/event-count.js';
 import { TaskState, type StreamResponse } from '../../gen/a2a_pb.js';
 import type { Metrics } from '../../ops/metrics.js';
 import { isRelay, type Answer, type Call } from '../call.js';
@@ -145,12 +146,15 @@ function relayedStream(answer: Answer, route: RouteConfig, first: FirstEvent | u
   }
   if (answer.kind === 'relayHttp' && !Buffer.isBuffer(answer.body)) {
     const agent = answer.body;
-    const body = Readable.from(withIdleTimeout<Buffer>(agent, idle, undefined, first), { objectMode: false });
+    // its events counted as they pass, for the log line and the stream-event metric (stage observe)
+    const sse = new SseEventCount();
+    const counted = mapEvents<Buffer>({ open: () => agent, each: (chunk) => (sse.feed(chunk), chunk) });
+    const body = Readable.from(withIdleTimeout(counted, idle, undefined, first), { objectMode: false });
     body.once('close', () => {
       release();
       if (!agent.destroyed) agent.destroy();
     });
-    return { ...answer, body };
+    return { ...answer, body, sse };
   }
   release();
   return answer;
