@@ -1,4 +1,5 @@
-// The layering of src/ (issue 11), checked by `npm run lint`:
+// The layering of src/ (issue 11), checked by test/unit/layering.test.ts in the tap suite (`npm run tap`, so
+// `npm test`; `npm run layers` runs it alone):
 // - an inbound/outbound binding never imports another binding (N + N, never N × N);
 // - the core, the pipeline and the shared HTTP pieces import no binding and no server code;
 // - errors/, proto/ and gen/ are leaves: they import nothing else of src/.

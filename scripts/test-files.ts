@@ -33,6 +33,9 @@ export interface RunOptions {
   exitGraceS?: number;
 }
 
+/** tap's closing counts comment: total first, then pass, fail, skip, todo when not 0. */
+const COUNTS = /^# \{ total: \d+(?:, \w+: \d+)* \}$/;
+
 /** The process groups of the files running now (each file runs in a group of its own, with its children). */
 const running = new Set<number>();
 
@@ -68,8 +71,11 @@ export function runFile(file: string, o: RunOptions): Promise<Outcome> {
   let grace: NodeJS.Timeout | undefined;
   const parser = new Parser((results) => (tapOk = results.ok));
   parser.on('comment', (line: string) => {
-    // the root TAP's closing comment, tap's own assertion counts: "# { total: 12, pass: 12 }"
-    if (!line.startsWith('# {')) return;
+    // the root TAP's closing comment, tap's own assertion counts: "# { total: 12, pass: 12 }"; only once the root
+    // TAP has ended (its plan read, every test point it announces seen) and only the first, so a file's own
+    // t.comment('{ … }') is not taken for its end
+    if (grace !== undefined || parser.planEnd < 0 || parser.count < parser.planEnd || !COUNTS.test(line.trimEnd()))
+      return;
     for (const [, k, v] of line.matchAll(/(\w+): (\d+)/g)) counts[k!] = Number(v);
     grace = setTimeout(() => ((lingered = true), killGroup(child.pid)), (o.exitGraceS ?? 5) * 1000);
   });

@@ -27,7 +27,10 @@ import {
 } from '../../src/compat/v0_3/card.js';
 
 const ajv = new Ajv({ strict: false, allErrors: true });
-ajv.addSchema(JSON.parse(readFileSync('/work/shared/a2a/v0.3/a2a.schema.json', 'utf8')) as object, 'a2a03');
+ajv.addSchema(
+  JSON.parse(readFileSync(new URL('../fixtures/a2a-v0.3.schema.json', import.meta.url), 'utf8')) as object,
+  'a2a03',
+);
 const validCard03 = ajv.getSchema('a2a03#/definitions/AgentCard')!;
 
 /** A 0.3 card as an @a2a-js/sdk 0.3.14 agent serves it. */

@@ -1,10 +1,13 @@
 // The A2A 0.3 JSON-RPC dialect (src/compat/v0_3/jsonrpc-dialect.ts) against
-// the real SDKs, in-process: @a2a-js/sdk 1.3.0's own 0.3 compatibility layer
-// (its legacy JSON-RPC server handler and client transport) reads and writes
+// the real SDKs: @a2a-js/sdk 1.3.0's own 0.3 compatibility layer (its legacy
+// JSON-RPC server handler, in-process, and client transport) reads and writes
 // what this module does for every method, and @a2a-js/sdk 0.3.14's Client's
 // calls read as the intended 1.0 requests (bridge-0.3-1.0.md §3–§6). The
-// fixtures repeat compat-jsonrpc.test.ts's.
-import t from 'tap';
+// clients call a node:http agent on 127.0.0.1. The fixtures repeat
+// compat-jsonrpc.test.ts's.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t, { type Test } from 'tap';
 import { equals, type DescMessage } from '@bufbuild/protobuf';
 import * as Sdk from '@a2a-js/sdk';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
@@ -250,37 +253,49 @@ t.test('1.3.0 sets final only on the four terminal states; this bridge also on i
   )) as AsyncGenerator<{
     result: JsonObject;
   }>;
-  for await (const frame of out) {
-    tt.equal(frame.result.final, false, 'the SDK leaves the stream open on input-required');
-    const mine = eventToV03(readJson(StreamResponseSchema, statusUpdate('TASK_STATE_INPUT_REQUIRED')));
-    tt.same({ ...frame.result, final: true }, mine, 'otherwise the same event');
-  }
+  const frames: JsonObject[] = [];
+  for await (const frame of out) frames.push(frame.result);
+  tt.equal(frames.length, 1, 'one event');
+  tt.equal(frames[0]?.final, false, 'the SDK leaves the stream open on input-required');
+  const mine = eventToV03(readJson(StreamResponseSchema, statusUpdate('TASK_STATE_INPUT_REQUIRED')));
+  tt.same({ ...frames[0], final: true }, mine, 'otherwise the same event');
 });
 
-/** A fetch that answers a JSON-RPC call with `answer(request)` (JSON or SSE), recording the request. */
-function fetchAnswering(answer: (req: JsonObject) => { result?: Json; events?: Json[] }): {
-  sent: JsonObject[];
-  fetchImpl: typeof fetch;
-} {
-  const sent: JsonObject[] = [];
-  const fetchImpl = (async (_url: string, init: RequestInit) => {
-    const req = JSON.parse(String(init.body)) as JsonObject;
-    sent.push(req);
-    const a = answer(req);
-    if (a.events) {
-      const body = a.events
-        .map((r) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: req.id, result: r })}\n\n`)
-        .join('');
-      return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
-    }
-    return Response.json({ jsonrpc: '2.0', id: req.id, result: a.result ?? null });
-  }) as typeof fetch;
-  return { sent, fetchImpl };
+type Answer = { result?: Json; events?: Json[] };
+
+/**
+ * A JSON-RPC agent on 127.0.0.1 that answers each call with `answer(request)` (JSON, or SSE for `events`),
+ * recording the requests in `sent`; closed in teardown.
+ */
+async function jsonRpcAgent(tt: Test): Promise<{ url: string; sent: JsonObject[]; answer: (r: JsonObject) => Answer }> {
+  const agent = { url: '', sent: [] as JsonObject[], answer: (_r: JsonObject): Answer => ({}) };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const call = JSON.parse(Buffer.concat(chunks).toString()) as JsonObject;
+      agent.sent.push(call);
+      const a = agent.answer(call);
+      const frame = (result: Json | undefined) =>
+        JSON.stringify({ jsonrpc: '2.0', id: call.id, result: result ?? null });
+      if (!a.events) return void res.writeHead(200, { 'content-type': 'application/json' }).end(frame(a.result));
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(a.events.map((r) => `data: ${frame(r)}\n\n`).join(''));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  tt.teardown(() => {
+    server.closeAllConnections();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+  agent.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return agent;
 }
 
 t.test(
   '1.3.0 legacy JSON-RPC client: it sends what requestToV03 does, and reads resultToV03 back to the same 1.0 response',
   async (tt) => {
+    const agent = await jsonRpcAgent(tt);
     for (const m of methods) {
       const r = req1(m, REQUESTS[m]);
       for (const json of RESPONSES[m]) {
@@ -289,19 +304,20 @@ t.test(
           m === 'SendStreamingMessage' || m === 'SubscribeToTask'
             ? readJson(StreamResponseSchema, json)
             : res1(m, json);
-        const { sent, fetchImpl } = fetchAnswering(() =>
+        agent.sent.length = 0;
+        agent.answer = () =>
           V03_METHODS.get(m)!.streaming
             ? { events: [resultToV03(m, response as AnyResponse)] }
-            : { result: resultToV03(m, response as AnyResponse) },
-        );
-        const client = new LegacyJsonRpcTransport({
-          endpoint: 'http://agent.invalid/',
-          fetchImpl,
-        } as never) as unknown as Record<string, (p: unknown) => unknown>;
+            : { result: resultToV03(m, response as AnyResponse) };
+        const client = new LegacyJsonRpcTransport({ endpoint: agent.url } as never) as unknown as Record<
+          string,
+          (p: unknown) => unknown
+        >;
         const call = SDK_CLIENT_CALL[m];
         const got = await collect(client[call]!.call(client, SDK_REQUEST[m].fromJSON(REQUESTS[m])));
-        tt.equal(sent[0]!.method, V03_METHODS.get(m)!.jsonRpc);
-        tt.same(sent[0]!.params, requestToV03(m, r), `${m}: the same params`);
+        tt.equal(agent.sent.length, 1, `${m}: one call`);
+        tt.equal(agent.sent[0]?.method, V03_METHODS.get(m)!.jsonRpc);
+        tt.same(agent.sent[0]?.params, requestToV03(m, r), `${m}: the same params`);
         const sdkJson =
           m === 'DeleteTaskPushNotificationConfig'
             ? {}
@@ -372,10 +388,12 @@ t.test(
       DeleteTaskPushNotificationConfig: 'deleteTaskPushNotificationConfig',
       GetExtendedAgentCard: 'getAgentCard',
     };
+    const agent = await jsonRpcAgent(tt);
     const card03 = resultToV03(
       'GetExtendedAgentCard',
       res1('GetExtendedAgentCard', {
         ...card,
+        supportedInterfaces: [{ url: agent.url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }],
         capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true },
       }),
     ) as JsonObject;
@@ -383,33 +401,26 @@ t.test(
       for (const m of methods) {
         const r = req1(m, REQUESTS[m]);
         const response = RESPONSES[m][0]!;
-        const { sent, fetchImpl } = fetchAnswering((req) =>
+        agent.sent.length = 0;
+        agent.answer = (req) =>
           V03_METHODS.get(m)!.streaming
             ? { events: [resultToV03(m, readJson(StreamResponseSchema, response) as AnyResponse)] }
             : req.method === 'agent/getAuthenticatedExtendedCard'
               ? { result: card03 }
-              : { result: resultToV03(m, res1(m, response)) },
-        );
-        const factory = new ClientFactory({
-          transports: [new JsonRpcTransportFactory({ fetchImpl })],
-          clientConfig: { polling },
-        });
+              : { result: resultToV03(m, res1(m, response)) };
+        const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory()], clientConfig: { polling } });
         const client = (await factory.createFromAgentCard(card03 as never)) as unknown as Record<
           string,
           (p?: unknown) => unknown
         >;
         await collect(client[CALL[m]]!.call(client, requestToV03(m, r)));
-        tt.equal(sent.length, 1, `${m}: one call`);
-        const got = requestFromV03(String(sent[0]!.method), sent[0]!.params);
+        tt.equal(agent.sent.length, 1, `${m}: one call`);
+        const got = requestFromV03(String(agent.sent[0]?.method), agent.sent[0]?.params);
         tt.ok(same(methodInfo(m).requestSchema, got, r), `${m}: the 1.0 request (polling ${polling})`);
       }
-      const { sent, fetchImpl } = fetchAnswering(() => ({
-        result: resultToV03('SendMessage', res1('SendMessage', { task })),
-      }));
-      const factory = new ClientFactory({
-        transports: [new JsonRpcTransportFactory({ fetchImpl })],
-        clientConfig: { polling },
-      });
+      agent.sent.length = 0;
+      agent.answer = () => ({ result: resultToV03('SendMessage', res1('SendMessage', { task })) });
+      const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory()], clientConfig: { polling } });
       const client = await factory.createFromAgentCard(card03 as never);
       await client.sendMessage({
         message: { kind: 'message', messageId: 'p', role: 'user', parts: [{ kind: 'text', text: 'x' }] },
@@ -417,7 +428,7 @@ t.test(
       const c = (
         writeJson(
           methodInfo('SendMessage').requestSchema,
-          requestFromV03('message/send', sent[0]!.params),
+          requestFromV03('message/send', agent.sent[0]?.params),
         ) as JsonObject
       ).configuration as JsonObject | undefined;
       tt.equal(c?.returnImmediately === true, polling, `polling ${polling}: returnImmediately ${polling}`);

@@ -23,7 +23,10 @@ import { V03_METHODS } from '../../src/compat/v0_3/methods.js';
 
 // --- the official 0.3 JSON Schema --------------------------------------------
 const ajv = new Ajv({ strict: false, allErrors: true });
-ajv.addSchema(JSON.parse(readFileSync('/work/shared/a2a/v0.3/a2a.schema.json', 'utf8')) as object, 'a2a03');
+ajv.addSchema(
+  JSON.parse(readFileSync(new URL('../fixtures/a2a-v0.3.schema.json', import.meta.url), 'utf8')) as object,
+  'a2a03',
+);
 function valid03(def: string, value: unknown): string | true {
   const v = ajv.getSchema(`a2a03#/definitions/${def}`)!;
   return v(value) ? true : ajv.errorsText(v.errors);

@@ -1,11 +1,14 @@
 // The A2A 0.3 proto dialect (src/compat/v0_3/proto-dialect.ts and grpc.ts,
-// bridge-0.3-1.0.md §3–§6) against the real SDKs, in-process: @a2a-js/sdk
-// 0.3.14's REST client (what a 0.3.14 caller sends and reads), its
-// ProtoJSON/gRPC readers and writers (what a 0.3.14 server accepts and
-// answers), 1.3.0's legacy REST client, and how `blocking` travels. The
-// fixtures repeat compat-proto.test.ts's.
+// bridge-0.3-1.0.md §3–§6) against the real SDKs: @a2a-js/sdk 0.3.14's REST
+// client (what a 0.3.14 caller sends and reads), its ProtoJSON/gRPC readers
+// and writers (what a 0.3.14 server accepts and answers, in-process), 1.3.0's
+// legacy REST client, and how `blocking` travels. The clients call a
+// node:http agent on 127.0.0.1 that reads them with the gateway's own 0.3 REST
+// routes (bindings/rest/paths-v0_3.ts). The fixtures repeat compat-proto.test.ts's.
 import t, { type Test } from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { equals } from '@bufbuild/protobuf';
 import * as Sdk from '@a2a-js/sdk';
@@ -24,6 +27,7 @@ import {
 import { grpcRequestFromV03, grpcRequestToV03, grpcResponseFromV03 } from '../../src/compat/v0_3/grpc.js';
 import { requestFromV03, requestToV03, resultFromV03, resultToV03 } from '../../src/compat/v0_3/jsonrpc-dialect.js';
 import { V03_METHODS } from '../../src/compat/v0_3/methods.js';
+import { matchV03RestPath, v03RestRequest } from '../../src/bindings/rest/paths-v0_3.js';
 
 type Fns = { fromJSON(o: unknown): unknown; toJSON(o: unknown): unknown };
 type Conv = Record<string, (x: unknown) => unknown>;
@@ -176,62 +180,53 @@ t.test('blocking: absent is blocking; explicit false or {proto3Blocking} returns
 
 // --- interoperability -----------------------------------------------------------
 
-/** The 0.3 proto request a REST call carries: path ids, query and body, as the gateway's 0.3 routes build it. */
-function restRequest(m: MethodName, ids: string[], query: URLSearchParams, body: JsonObject): JsonObject {
-  const h = query.get('historyLength');
-  switch (m) {
-    case 'GetTask':
-      return { name: `tasks/${ids[0]}`, ...(h ? { historyLength: Number(h) } : {}) };
-    case 'CancelTask':
-    case 'SubscribeToTask':
-      return { name: `tasks/${ids[0]}` };
-    case 'CreateTaskPushNotificationConfig':
-      return { ...body, parent: `tasks/${ids[0]}` };
-    case 'ListTaskPushNotificationConfigs':
-      return { parent: `tasks/${ids[0]}` };
-    case 'GetTaskPushNotificationConfig':
-    case 'DeleteTaskPushNotificationConfig':
-      return { name: `tasks/${ids[0]}/pushNotificationConfigs/${ids[1]}` };
-    default:
-      return body;
-  }
-}
+type Seen = { method: MethodName; verb: string; request: AnyRequest; asBlocking: AnyRequest };
 
-/** A fetch serving the 0.3 REST routes of V03_METHODS with `answer`, recording what each call read as (1.0). */
-function restAgent(answer: (m: MethodName) => AnyResponse | AnyResponse[]) {
-  const seen: Array<{ method: MethodName; verb: string; request: AnyRequest; asBlocking: AnyRequest }> = [];
-  const fetchImpl = (async (url: string, init: RequestInit) => {
-    const u = new URL(url);
-    u.pathname = u.pathname.replace(/^\/base(?=\/)/, '');
-    const verb = init.method ?? 'GET';
-    for (const info of V03_METHODS.values()) {
-      const rx = new RegExp(
-        `^${info.rest.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{id\}|\{configId\}/g, '([^/:]+)')}$`,
-      );
-      const hit = rx.exec(u.pathname);
-      if (!hit || !info.rest.verbs.includes(verb as never)) continue;
-      const body = init.body ? (JSON.parse(String(init.body)) as JsonObject) : {};
-      const ids = hit.slice(1).map(decodeURIComponent);
-      const req03 = restRequest(info.method, ids, u.searchParams, body);
-      seen.push({
+/**
+ * A 0.3 REST agent on 127.0.0.1 (closed in teardown), below `/base`: it reads each call as the gateway's 0.3 routes
+ * do (matchV03RestPath, v03RestRequest), records what it read as (1.0) in `seen`, and answers `answer`.
+ */
+async function restAgent(tt: Test) {
+  const agent = {
+    url: '',
+    seen: [] as Seen[],
+    answer: (_m: MethodName): AnyResponse | AnyResponse[] => ({}) as AnyResponse,
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const verb = req.method ?? 'GET';
+      const hit = matchV03RestPath(verb, u.pathname.replace(/^\/base(?=\/)/, ''));
+      if (!hit) return void res.writeHead(404).end(`Cannot ${verb} ${u.pathname}`);
+      const { info, ids } = hit;
+      const text = Buffer.concat(chunks).toString();
+      const req03 = v03RestRequest(info.method, ids, u.searchParams, text ? (JSON.parse(text) as JsonObject) : {});
+      agent.seen.push({
         method: info.method,
         verb,
         request: requestFromV03Proto(info.method, req03, { proto3Blocking: true }),
         asBlocking: requestFromV03Proto(info.method, req03),
       });
-      const a = answer(info.method);
+      const a = agent.answer(info.method);
       if (info.streaming) {
-        const data = (a as AnyResponse[])
-          .map((e) => `data: ${JSON.stringify(responseToV03Proto(info.method, e))}\n\n`)
-          .join('');
-        return new Response(data, { headers: { 'content-type': 'text/event-stream' } });
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const data = (a as AnyResponse[]).map((e) => `data: ${JSON.stringify(responseToV03Proto(info.method, e))}\n\n`);
+        return void res.end(data.join(''));
       }
-      if (info.rest.status === 204) return new Response(null, { status: 204 });
-      return Response.json(responseToV03Proto(info.method, a as AnyResponse), { status: info.rest.status });
-    }
-    return new Response(`Cannot ${verb} ${u.pathname}`, { status: 404 });
-  }) as typeof fetch;
-  return { seen, fetchImpl };
+      if (info.rest.status === 204) return void res.writeHead(204).end();
+      res.writeHead(info.rest.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(responseToV03Proto(info.method, a as AnyResponse)));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  tt.teardown(() => {
+    server.closeAllConnections();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+  agent.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return agent;
 }
 
 /**
@@ -274,19 +269,22 @@ t.test(
       ListTaskPushNotificationConfigs: 'listTaskPushNotificationConfig',
       DeleteTaskPushNotificationConfig: 'deleteTaskPushNotificationConfig',
     };
+    const agent = await restAgent(tt);
+    const client = new RestTransport({ endpoint: `${agent.url}/base/` }) as unknown as Record<
+      string,
+      (p: unknown) => unknown
+    >;
     for (const m of methods) {
       for (const json of RESPONSES[m]) {
         const res = res1(m, json);
-        const { seen, fetchImpl } = restAgent(() => (streaming(m) ? [res] : res));
-        const client = new RestTransport({ endpoint: 'http://agent.invalid/base/', fetchImpl }) as unknown as Record<
-          string,
-          (p: unknown) => unknown
-        >;
+        agent.seen.length = 0;
+        agent.answer = () => (streaming(m) ? [res] : res);
         const r = req1(m, REQUESTS[m]);
         const got = await first(client[CALL[m]]!.call(client, requestToV03(m, r)));
+        const { seen } = agent;
         tt.equal(seen.length, 1, `${m}: one call on a route of the table`);
-        tt.ok(sameReq(m, seen[0]!.request, r), `${m}: request (proto3 reading of blocking)`);
-        blockingDefault(tt, m, seen[0]!.asBlocking);
+        tt.ok(seen[0] && sameReq(m, seen[0].request, r), `${m}: request (proto3 reading of blocking)`);
+        if (seen[0]) blockingDefault(tt, m, seen[0].asBlocking);
         if (m === 'DeleteTaskPushNotificationConfig') continue;
         tt.ok(sameRes(m, resultFromV03(m, got), noAppend(m, json)), `${m}: response ${Object.keys(json).join()}`);
       }
@@ -328,18 +326,21 @@ t.test('@a2a-js/sdk 1.3.0 legacy REST client: the same, from 1.0 requests', asyn
       return Sdk.ListTaskPushNotificationConfigsResponse.toJSON(got as never) as Json;
     return Sdk.TaskPushNotificationConfig.toJSON(got as never) as Json;
   };
+  const agent = await restAgent(tt);
+  const client = new LegacyRestTransport({ endpoint: `${agent.url}/base` }) as unknown as Record<
+    string,
+    (p: unknown) => unknown
+  >;
   for (const m of methods) {
     for (const json of RESPONSES[m]) {
       const res = res1(m, json);
-      const { seen, fetchImpl } = restAgent(() => (streaming(m) ? [res] : res));
-      const client = new LegacyRestTransport({ endpoint: 'http://agent.invalid/base', fetchImpl }) as unknown as Record<
-        string,
-        (p: unknown) => unknown
-      >;
+      agent.seen.length = 0;
+      agent.answer = () => (streaming(m) ? [res] : res);
       const got = await first(client[CALL[m]]!.call(client, SDK_REQ[m].fromJSON(REQUESTS[m])));
+      const { seen } = agent;
       tt.equal(seen.length, 1, `${m}: one call on a route of the table`);
-      tt.ok(sameReq(m, seen[0]!.request, req1(m, REQUESTS[m])), `${m}: request (proto3 reading of blocking)`);
-      blockingDefault(tt, m, seen[0]!.asBlocking);
+      tt.ok(seen[0] && sameReq(m, seen[0].request, req1(m, REQUESTS[m])), `${m}: request (proto3 reading of blocking)`);
+      if (seen[0]) blockingDefault(tt, m, seen[0].asBlocking);
       if (m === 'DeleteTaskPushNotificationConfig') continue;
       tt.ok(
         sameRes(m, readJson(resSchema(m), sdkJson(m, got)) as AnyResponse, noAppend(m, json)),
@@ -347,11 +348,10 @@ t.test('@a2a-js/sdk 1.3.0 legacy REST client: the same, from 1.0 requests', asyn
       );
     }
   }
-  const { fetchImpl } = restAgent(() => res1('GetTask', task));
-  const client = new LegacyRestTransport({ endpoint: 'http://agent.invalid', fetchImpl }) as unknown as {
-    listTasks(p: unknown): Promise<unknown>;
-  };
-  await tt.rejects(client.listTasks({}), { name: 'UnsupportedOperationError' }, '1.3.0 too: ListTasks has no 0.3 form');
+  agent.seen.length = 0;
+  const lister = client as unknown as { listTasks(p: unknown): Promise<unknown> };
+  await tt.rejects(lister.listTasks({}), { name: 'UnsupportedOperationError' }, '1.3.0 too: ListTasks has no 0.3 form');
+  tt.equal(agent.seen.length, 0, 'and sends nothing');
 });
 
 t.test(

@@ -205,9 +205,6 @@ function anchors(page: string): Set<string> {
   return new Set(ids);
 }
 
-/** Pages other helpers write in parallel (issues 14 and 16); the README links them already. */
-const COMING = new Set(['docs/scale-out.md', 'docs/admin-console.md']);
-
 t.test('every relative link of the README and docs/ leads to a file and an anchor that exist', async (tt) => {
   const pages = [
     'README.md',
@@ -221,7 +218,6 @@ t.test('every relative link of the README and docs/ leads to a file and an ancho
       if (/^[a-z]+:/.test(target!)) continue;
       const [file, anchor] = target!.split('#');
       const resolved = file ? normalize(join(dirname(page), file)) : page;
-      if (COMING.has(resolved)) continue;
       tt.ok(existsSync(join(ROOT, resolved)), `${page} → ${target}: the file exists`);
       if (anchor && resolved.endsWith('.md') && existsSync(join(ROOT, resolved)))
         tt.ok(anchors(read(resolved)).has(anchor), `${page} → ${target}: the anchor exists`);

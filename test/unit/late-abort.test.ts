@@ -25,6 +25,10 @@ import { gatewayConfig } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
 
 const json = (t: unknown, u: UpstreamRegistry) => new JsonRpcUpstream(t as never, u);
+/** The route's limits in the send case: far beyond STOP_BOUND_MS, so a lost stop fails the test, not a timeout. */
+const LIMIT_MS = 600_000;
+/** How long the stopped stream may take to end: a bound on a hang, not a timing assertion. */
+const STOP_BOUND_MS = 10_000;
 const FACTORIES = { JSONRPC: { '1.0': json, '0.3': json } } as unknown as ClientFactories;
 
 /** A signal whose caller has already gone. */
@@ -35,8 +39,7 @@ function gone(): CallSignal {
 }
 
 t.test('gRPC pass-through relay: an aborted call is cancelled at once', async (t) => {
-  let reached = 0;
-  const agent = await brokenGrpc(() => void reached++); // never answers
+  const agent = await brokenGrpc(() => undefined); // never answers
   const config = gatewayConfig([{ name: 'g', upstream: { url: `grpc://${agent.url}`, binding: 'GRPC' } }]);
   const table = new RouteTable(config, (c) => new UpstreamRegistry(FACTORIES, limitsOf(c)));
   t.teardown(async () => {
@@ -70,9 +73,11 @@ t.test('gRPC pass-through relay: an aborted call is cancelled at once', async (t
 
 t.test('send: a stream whose caller has gone stops the upstream stream at once', async (t) => {
   const open = new Set<ServerResponse>();
+  let reached = 0;
   let closed = 0;
   const agent = await brokenHttp((req, res) => {
     if (req.method === 'GET') return void res.writeHead(404).end();
+    reached++;
     req.resume();
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(': open\n\n'); // then nothing: the stream stays open until the gateway drops it
@@ -82,13 +87,14 @@ t.test('send: a stream whose caller has gone stops the upstream stream at once',
       closed++;
     });
   });
-  const config = gatewayConfig([{ name: 's', upstream: { url: agent.url, binding: 'JSONRPC' } }]);
+  // limits far beyond the test's bound: only the stop, never a timeout, can end the stream in time
+  const route = { name: 's', upstream: { url: agent.url, binding: 'JSONRPC' as const } };
+  const config = gatewayConfig([{ ...route, timeoutMs: LIMIT_MS, streamIdleTimeoutMs: LIMIT_MS }]);
   const table = new RouteTable(config, (c) => new UpstreamRegistry(FACTORIES, limitsOf(c)));
   t.teardown(async () => {
+    await agent.close(); // first: it drops a stream a lost stop left open, which the pool's close would wait for
     await table.generation.upstreams.close();
-    await agent.close();
   });
-  const route = config.routes[0]!;
   const method = methodInfo('SendStreamingMessage');
   const request = { $typeName: 'lf.a2a.v1.SendMessageRequest', tenant: '' } as unknown as AnyRequest;
   const call = {
@@ -100,15 +106,22 @@ t.test('send: a stream whose caller has gone stops the upstream stream at once',
     dialect: '1.0',
     tenant: '',
     request: { size: 0, decode: () => request },
-    route,
+    route: config.routes[0]!,
     upstream: { binding: 'JSONRPC', url: agent.url, tenant: '', version: '1.0' },
     envelope: envelopeOf(method, request, '', serviceParameters('1.0', [], {})),
   } as unknown as Call;
   const answer = await send(new Metrics({ processMetrics: false }), new AbortController().signal)(call);
   if (answer.kind !== 'stream') throw new Error(answer.kind);
-  const it = answer.events[Symbol.asyncIterator]();
-  const first = await it.next().catch((e: unknown) => e);
-  t.ok(first instanceof A2AError, 'the stream ends with an error, no event');
-  await waitFor(() => open.size === 0, 'no upstream stream left open');
-  t.pass(`the agent saw ${closed} request(s), none left open`);
+  let end: { error: unknown } | undefined;
+  answer.events[Symbol.asyncIterator]()
+    .next()
+    .then(
+      (r) => (end = { error: r }),
+      (e: unknown) => (end = { error: e }),
+    );
+  const { error } = await waitFor(() => end, 'the stream to end', STOP_BOUND_MS);
+  t.ok(error instanceof A2AError, 'the stream ends with an error, no event');
+  t.equal((error as A2AError).errorName, 'CANCELLED', 'ended by the stop, not a timeout');
+  await waitFor(() => open.size === 0, 'no upstream stream left open', STOP_BOUND_MS);
+  t.equal(closed, reached, `each of the ${reached} request(s) that reached the agent was closed`);
 });

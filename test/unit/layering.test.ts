@@ -1,4 +1,5 @@
-// The layering check (.dependency-cruiser.cjs, run by `npm run lint`) holds
+// The layering check (.dependency-cruiser.cjs; `npm run layers` runs it
+// alone, this file in the tap suite, so `npm test`, not `npm run lint`) holds
 // for src/ and fails on each kind of forbidden import: a binding importing
 // another binding, the core importing a binding, a leaf importing the core.
 import { execFile } from 'node:child_process';

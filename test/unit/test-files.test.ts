@@ -3,7 +3,8 @@
 // a test file can fail is run here as a real tap file (plain JavaScript in the
 // test's folder): a failed assertion, a thrown error, an exit before any TAP,
 // a skipped or todo test, a non-zero exit after passing TAP, a hang past the
-// timeout, a handle left open; a passing file passes with tap's own counts,
+// timeout, a handle left open; a passing file passes with tap's own counts
+// (a comment of the file's own shaped like them is not taken for its end),
 // and a process a file started is ended with it. Also: this test process runs
 // without a module loader. (The skip and todo in FILES are fixtures written to
 // the test's folder, there to be refused: the suite itself has none.)
@@ -114,6 +115,23 @@ t.test('a file whose tests pass but that keeps a handle open fails (tap: timeout
     'its test passed; tap, waiting for the process to end, timed out',
   );
   t.match(o.output, /killed by SIGKILL: still running after its TAP ended/);
+});
+
+t.test("a file's own t.comment('{ … }') is not tap's closing counts: no exit grace starts there", async (t) => {
+  // a subtest running 3 s after it, past the 1 s exit grace (a fixture's clock: what the runner must sit out)
+  const slow =
+    "t.test('slow', async (tt) => { await new Promise((r) => setTimeout(r, 3000)); tt.pass('after 3 s'); });";
+  const dir = t.testdir({
+    'comment.mjs': `import t from 'tap'; t.comment('{ a: 1 }'); ${slow}`,
+    // the exact shape, after a leading plan but before the test point it announces
+    'planned.mjs': `import t from 'tap'; t.plan(1); t.comment('{ total: 1, pass: 1 }'); ${slow}`,
+  });
+  const outcomes = await runFiles(['comment.mjs', 'planned.mjs'], 2, options(dir), () => undefined);
+  t.equal(outcomes.length, 2);
+  for (const o of outcomes) {
+    t.equal(o.ok, true, `${o.file}: ${o.output}`);
+    t.same(o.counts, { total: 1, pass: 1 }, `${o.file}: the counts are tap's own`);
+  }
 });
 
 t.test('test processes run without a module loader (no --import=tsx, no --loader)', async (t) => {
