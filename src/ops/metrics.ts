@@ -46,7 +46,7 @@ export class Metrics {
   });
   private readonly streamEvents = new Counter({
     name: 'a2a_gateway_stream_events_total',
-    help: 'Stream events relayed',
+    help: "Stream events relayed (a pass-through SSE stream's added when it ends, counted from its bytes)",
     labelNames: ['route', 'inbound'] as const,
     registers: [this.registry],
   });
