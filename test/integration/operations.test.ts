@@ -273,6 +273,8 @@ t.test('drain on SIGTERM: unary calls finish, streams end with an error event, e
       { name: 'slow', match: { pathPrefix: '/slow' }, upstream: { url: `${slow.url}/rpc`, binding: 'JSONRPC' } },
     ]),
   );
+  // (a no-op once the drain has ended it; a failure on the way leaves no gateway behind)
+  tt.teardown(() => p.stop('SIGKILL'));
   const stream = await heldStream(p);
   const unary = CALLERS.JSONRPC(
     gw(p),

@@ -12,6 +12,7 @@ import type { JsonObject } from '../../src/proto/json.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { BINDINGS, CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
 import { STREAM_CALLERS, type StreamResult } from '../helpers/streams.js';
+import { eventually } from '../helpers/wait.js';
 
 const KEY = 'acme-secret-key-1';
 const agent = await startEchoAgent({ bindings: BINDINGS });
@@ -114,20 +115,30 @@ for (const b of ['JSONRPC', 'HTTP+JSON'] as const) {
   const slug = b === 'JSONRPC' ? 'rpc' : 'rest';
   t.test(`${b} pass-through streams take the route's stream slots and show in the gauge`, async (tt) => {
     const opts = { tenant: '', prefix: `/capped-${slug}` };
-    const opened: Array<{ ready: Promise<number>; result: Promise<StreamResult>; abort: AbortController }> = [];
-    for (let i = 0; i < 2; i++) {
-      const abort = new AbortController();
-      let ready!: (n: number) => void;
-      const first = new Promise<number>((r) => (ready = r));
-      const result = STREAM_CALLERS[b](
-        gw,
-        'SendStreamingMessage',
-        { message: userMessage('hold') },
-        { ...opts, signal: abort.signal, onEvent: ready },
-      );
-      opened.push({ ready: first, result, abort });
-    }
-    await Promise.all(opened.map((o) => o.ready));
+    /** Two held streams, each past its first event (a stream refused gets none: its wait ends with its result). */
+    const holdTwo = async () => {
+      const opened: Array<{ first: Promise<boolean>; result: Promise<StreamResult>; abort: AbortController }> = [];
+      for (let i = 0; i < 2; i++) {
+        const abort = new AbortController();
+        let ready!: () => void;
+        const event = new Promise<true>((r) => (ready = () => r(true)));
+        const result = STREAM_CALLERS[b](
+          gw,
+          'SendStreamingMessage',
+          { message: userMessage('hold') },
+          { ...opts, signal: abort.signal, onEvent: ready },
+        );
+        opened.push({ first: Promise.race([event, result.then(() => false)]), result, abort });
+      }
+      const accepted = await Promise.all(opened.map((o) => o.first));
+      const close = async () => {
+        for (const o of opened) o.abort.abort();
+        await Promise.all(opened.map((o) => o.result.catch(() => undefined)));
+      };
+      return { accepted, close };
+    };
+    const opened = await holdTwo();
+    tt.same(opened.accepted, [true, true], 'two streams open');
     tt.equal(await activeStreams(`capped-${slug}`), 2, 'both open streams are in a2a_gateway_active_streams');
     const third = await STREAM_CALLERS[b](gw, 'SendStreamingMessage', { message: userMessage('hold') }, opts);
     tt.equal(third.events.length, 0, 'a third stream gets no event');
@@ -136,11 +147,13 @@ for (const b of ['JSONRPC', 'HTTP+JSON'] as const) {
       'RATE_LIMITED',
       'a third stream is refused: the cap holds for pass-through streams',
     );
-    for (const o of opened) o.abort.abort();
-    await Promise.all(opened.map((o) => o.result.catch(() => undefined)));
+    await opened.close();
     // the slots and the gauge come back once the relays have seen the callers go
-    for (let i = 0; i < 200 && (await activeStreams(`capped-${slug}`)) > 0; i++)
-      await new Promise((r) => setImmediate(r));
-    tt.equal(await activeStreams(`capped-${slug}`), 0, 'closed streams leave the gauge');
+    const drained = async () => (await activeStreams(`capped-${slug}`)) === 0;
+    tt.ok(await eventually(drained), 'closed streams leave the gauge');
+    const again = await holdTwo();
+    tt.same(again.accepted, [true, true], 'both slots are free again: two new streams open');
+    await again.close();
+    tt.ok(await eventually(drained), 'and leave the gauge too');
   });
 }

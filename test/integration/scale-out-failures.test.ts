@@ -4,7 +4,9 @@
 // nothing hangs; readiness and metrics show it; with sharedTaskStore the
 // reads fail over), Redis stopped and restarted mid-test (affinity falls back
 // to each gateway's own table and is written back when Redis returns; rate
-// limits fail open), and a global rate limit held across two gateways.
+// limits fail open; the second gateway lists the replicas in reverse, so only
+// Redis tells it where the first one's tasks are), and a global rate limit
+// held across two gateways.
 import t from 'tap';
 import { pino } from 'pino';
 import { Redis } from 'ioredis';
@@ -145,7 +147,15 @@ t.test('Redis stopped and restarted mid-test', async (tt) => {
   const lines: string[] = [];
   const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(l) });
   const cfg = config(redis.url, agents, { rateLimit: { requestsPerSecond: 1000, burst: 1000 } });
-  const [a, b] = [await startGateway(cfg, log), await startGateway(cfg, pino({ level: 'silent' }))];
+  // B lists the replicas in reverse: of A's three tasks in a row, B's own round robin would find one at most
+  const reversed = cfg.routes.map((r) => ({
+    ...r,
+    upstream: { ...r.upstream, endpoints: [...r.upstream.endpoints].reverse() },
+  }));
+  const [a, b] = [
+    await startGateway(cfg, log),
+    await startGateway({ ...cfg, routes: reversed }, pino({ level: 'silent' })),
+  ];
   tt.teardown(() => Promise.all([a.close(), b.close()]));
 
   const before = await tasks(a, agents, 3, 'redis-up');

@@ -5,7 +5,9 @@
 // cancel, stream, resubscribe — passes on every inbound binding while the
 // calls alternate between the two gateways: every follow-up reaches the
 // replica that created its task, whichever gateway learned where that is. A
-// new task in a known context goes to the context's replica.
+// new task in a known context goes to the context's replica. The second
+// gateway lists each route's replicas in reverse, so its round robin does not
+// keep step with the first one's: only Redis sends its reads to the right one.
 import t from 'tap';
 import { pino } from 'pino';
 import { TaskState, type Task } from '@a2a-js/sdk';
@@ -22,29 +24,33 @@ const agents = await Promise.all([0, 1, 2].map(() => startEchoAgent({ bindings: 
 t.teardown(() => Promise.all(agents.map((a) => a.close())));
 
 const prefix = uniquePrefix('scale-out');
-const yaml = JSON.stringify({
-  listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
-  log: { level: 'silent' },
-  state: { redis: { url: redisUrl, keyPrefix: prefix } },
-  routes: BINDINGS.map((b) => ({
-    name: `r-${slug(b)}`,
-    match: { pathPrefix: `/r-${slug(b)}`, tenant: `r-${slug(b)}` },
-    // the push-config URL below is a loopback one, which the guard would refuse
-    ssrfGuard: false,
-    upstream: {
-      binding: b,
-      tenant: 'clear',
-      loadBalancing: 'round-robin',
-      endpoints: agents.map((a, i) => ({ url: a.urlFor(b), name: `replica-${i}` })),
-    },
-    // a gRPC agent's card is read from its HTTP side
-    ...(b === 'GRPC' ? { card: { url: `${agents[0]!.httpUrl}/.well-known/agent-card.json` } } : {}),
-  })),
-});
-const config = parseConfig(yaml, '<scale-out test>');
+/** The gateways' config, each route's endpoints (replica-0, -1, -2) listed in `order`. */
+const configOf = (order: number[]) =>
+  parseConfig(
+    JSON.stringify({
+      listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
+      log: { level: 'silent' },
+      state: { redis: { url: redisUrl, keyPrefix: prefix } },
+      routes: BINDINGS.map((b) => ({
+        name: `r-${slug(b)}`,
+        match: { pathPrefix: `/r-${slug(b)}`, tenant: `r-${slug(b)}` },
+        // the push-config URL below is a loopback one, which the guard would refuse
+        ssrfGuard: false,
+        upstream: {
+          binding: b,
+          tenant: 'clear',
+          loadBalancing: 'round-robin',
+          endpoints: order.map((i) => ({ url: agents[i]!.urlFor(b), name: `replica-${i}` })),
+        },
+        // a gRPC agent's card is read from its HTTP side
+        ...(b === 'GRPC' ? { card: { url: `${agents[0]!.httpUrl}/.well-known/agent-card.json` } } : {}),
+      })),
+    }),
+    '<scale-out test>',
+  );
 const gateways = [
-  await startGateway(config, pino({ level: 'silent' })),
-  await startGateway(config, pino({ level: 'silent' })),
+  await startGateway(configOf([0, 1, 2]), pino({ level: 'silent' })),
+  await startGateway(configOf([2, 1, 0]), pino({ level: 'silent' })),
 ];
 t.teardown(() => Promise.all(gateways.map((g) => g.close())));
 
@@ -138,6 +144,24 @@ for (const inbound of BINDINGS) {
     });
   }
 }
+
+t.test('the other gateway’s first read of a task goes to its replica (through Redis)', async (tt) => {
+  // three new tasks through gateway A land on its next three round-robin picks (replicas in a row); gateway B, never
+  // told of them, would pick its next three the other way round, which are right for one of them at most
+  const path = `/r-${slug('JSONRPC')}/.well-known/agent-card.json`;
+  const [viaA, viaB] = await Promise.all(gateways.map((g) => sdkClient('JSONRPC', `${g.httpUrl}${path}`)));
+  const made: Array<{ id: string; home: number }> = [];
+  for (let i = 0; i < 3; i++)
+    made.push({ id: (await send(viaA!, `first-read-${i}`)).id, home: holder(`first-read-${i}`) });
+  tt.same(new Set(made.map((m) => m.home)), new Set([0, 1, 2]), 'the three tasks are on the three replicas');
+  for (const { id, home } of made) {
+    const got = await viaB!.getTask({ tenant: '', id, historyLength: undefined }).then(
+      (task) => task.id,
+      (e: unknown) => String(e),
+    );
+    tt.equal(got, id, `gateway B's first GetTask of the task on replica-${home}`);
+  }
+});
 
 t.test('calls were spread over the replicas', async (tt) => {
   tt.equal(agents.filter((a) => a.lastCall() !== undefined).length, 3, 'every replica served calls');

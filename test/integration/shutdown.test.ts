@@ -68,6 +68,7 @@ t.test('the shutdown lines reach the log every time (SIGTERM right after start)'
   // the log's last lines were lost about one exit in ten: the flush's callback could come before them
   for (let i = 0; i < 8; i++) {
     const gw = await startGatewayProcess(dir, config);
+    t.teardown(() => gw.stop('SIGKILL')); // (a no-op once stopped)
     t.equal(await gw.stop(), 0, `run ${i}: exit 0`);
     // 'exit' can come before the last of stdout is read
     if (!gw.child.stdout!.readableEnded) await once(gw.child.stdout!, 'end');
@@ -84,6 +85,7 @@ t.test('the CLI buffers call lines: they reach the log on their own, in order, a
     listen: { host: '127.0.0.1', httpPort: 0, grpcPort: 0 },
     routes: [{ name: 'r', upstream: { url: 'http://127.0.0.1:9/rpc', binding: 'JSONRPC' } }],
   });
+  t.teardown(() => gw.stop('SIGKILL')); // (a no-op once stopped)
   const ids: string[] = [];
   /** One call (a JSON-RPC error: the agent is not there), with its request id. */
   const call = async (id: string): Promise<void> => {
