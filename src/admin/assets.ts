@@ -263,6 +263,8 @@ export const CONSOLE_JS = String.raw`(function () {
     var button = document.getElementById('try-send');
     var status = document.getElementById('try-status');
     clear(document.getElementById('try-events'));
+    // the last send's request goes too: a send refused before it has one must not show that one
+    clear(document.getElementById('try-request'));
     status.textContent = 'sending…';
     status.removeAttribute('data-done');
     button.disabled = true;

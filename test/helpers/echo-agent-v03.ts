@@ -10,7 +10,10 @@
 // default. Each binding listens on port 0 on 127.0.0.1; the 0.3 card names
 // them (url + preferredTransport + additionalInterfaces, protocolVersion 0.3.0).
 // The agent records what it saw of the last call: headers (HTTP) or metadata
-// (gRPC), the A2A-Version sent ("" when none) and the extensions requested.
+// (gRPC), the A2A-Version sent ("" when none) and the extensions requested —
+// each call's own, carried to its execution by the SDK's ServerCallContext (its
+// user, made per request by the user builder), so a card fetch or another call
+// in between does not change them.
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import * as grpc from '@grpc/grpc-js';
@@ -20,12 +23,13 @@ import {
   DefaultRequestHandler,
   InMemoryPushNotificationStore,
   InMemoryTaskStore,
+  UnauthenticatedUser,
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
 } from 'a2a-sdk-03/server';
-import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from 'a2a-sdk-03/server/express';
-import { A2AService, grpcService, UserBuilder as GrpcUserBuilder } from 'a2a-sdk-03/server/grpc';
+import { agentCardHandler, jsonRpcHandler, restHandler } from 'a2a-sdk-03/server/express';
+import { A2AService, grpcService } from 'a2a-sdk-03/server/grpc';
 
 export type V03Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 
@@ -67,10 +71,18 @@ export interface RunningV03Agent {
 
 const now = (): string => new Date().toISOString();
 
+/** One call's caller as the SDK hands it to the executor (ServerCallContext.user): unauthenticated, as before. */
+class Caller extends UnauthenticatedUser {
+  constructor(
+    readonly binding: V03Binding,
+    readonly headers: Record<string, string>,
+  ) {
+    super();
+  }
+}
+
 class EchoV03 implements AgentExecutor {
   seen: SeenV03Call | undefined;
-  lastHeaders: Record<string, string> = {};
-  lastBinding: V03Binding = 'JSONRPC';
   private readonly holds = new Map<string, () => void>();
 
   releaseAll(): void {
@@ -84,12 +96,14 @@ class EchoV03 implements AgentExecutor {
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const first = ctx.userMessage.parts.find((p) => p.kind === 'text');
     const text = first?.kind === 'text' ? first.text : '';
+    const caller = ctx.context?.user;
+    if (!(caller instanceof Caller)) throw new Error('a call without its Caller: every handler builds one');
     this.seen = {
       text,
-      binding: this.lastBinding,
-      version: this.lastHeaders['a2a-version'] ?? '',
+      binding: caller.binding,
+      version: caller.headers['a2a-version'] ?? '',
       extensions: [...(ctx.context?.requestedExtensions ?? [])],
-      headers: this.lastHeaders,
+      headers: caller.headers,
     };
     const { taskId, contextId } = ctx;
     const agentMessage = (body: string): Message => ({
@@ -206,17 +220,15 @@ export async function startEchoAgentV03(opts: V03AgentOptions): Promise<RunningV
     opts.extendedCardConfigured === false ? undefined : async () => ({ ...card, name: `${card.name} (extended)` }),
   );
 
+  // each request's caller, with its binding and headers, made by the SDK's user builder and carried with the call
+  const httpCaller = (binding: V03Binding) => (req: express.Request) =>
+    Promise.resolve(new Caller(binding, recordHeaders(req.headers)));
   const app = express();
-  app.use((req, _res, next) => {
-    executor.lastHeaders = recordHeaders(req.headers);
-    executor.lastBinding = req.path.startsWith('/a2a/rest') ? 'HTTP+JSON' : 'JSONRPC';
-    next();
-  });
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
   if (opts.bindings.includes('JSONRPC'))
-    app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: httpCaller('JSONRPC') }));
   if (opts.bindings.includes('HTTP+JSON'))
-    app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: httpCaller('HTTP+JSON') }));
   const httpServer = await new Promise<HttpServer>((resolve) => {
     const s = app.listen(0, host, () => resolve(s));
   });
@@ -227,16 +239,9 @@ export async function startEchoAgentV03(opts: V03AgentOptions): Promise<RunningV
   let grpcAddress = '';
   if (opts.bindings.includes('GRPC')) {
     grpcServer = new grpc.Server();
-    const impl = grpcService({ requestHandler: handler, userBuilder: GrpcUserBuilder.noAuthentication });
-    const wrapped: Record<string, unknown> = {};
-    for (const [name, fn] of Object.entries(impl as unknown as Record<string, (...a: unknown[]) => unknown>)) {
-      wrapped[name] = (call: { metadata: grpc.Metadata }, ...rest: unknown[]) => {
-        executor.lastHeaders = recordHeaders(call.metadata.getMap());
-        executor.lastBinding = 'GRPC';
-        return fn(call, ...rest);
-      };
-    }
-    grpcServer.addService(A2AService, wrapped as grpc.UntypedServiceImplementation);
+    const userBuilder = (call: { metadata: grpc.Metadata }) =>
+      Promise.resolve(new Caller('GRPC', recordHeaders(call.metadata.getMap())));
+    grpcServer.addService(A2AService, grpcService({ requestHandler: handler, userBuilder }));
     const port = await new Promise<number>((resolve, reject) =>
       grpcServer!.bindAsync(`${host}:0`, grpc.ServerCredentials.createInsecure(), (err, p) =>
         err ? reject(err) : resolve(p),

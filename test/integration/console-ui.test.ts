@@ -1,11 +1,12 @@
 // The admin console in a real browser (issue 16): Debian's Chromium driven by
 // playwright-core against a gateway in front of demo echo agents. The routes
 // table lists the configured routes; try-it over each binding shows the echo
-// answer and the request as curl / grpcurl; a stream shows its events as they
-// come; an agent taken down turns its endpoint unhealthy on the open routes
-// page (refreshed by the page itself); hostile card text stays text and runs
-// nothing; the traffic page draws its charts and lists the last errors; the
-// page raises no CSP violation.
+// answer and the request as curl / grpcurl to that binding's URL and as that
+// binding's JSON; a send the console refuses shows no request (not the last
+// one's); a stream shows its events as they come; an agent taken down turns
+// its endpoint unhealthy on the open routes page (refreshed by the page
+// itself); hostile card text stays text and runs nothing; the traffic page
+// draws its charts and lists the last errors; the page raises no CSP violation.
 import t from 'tap';
 import { pino } from 'pino';
 import type { Browser, Page } from 'playwright-core';
@@ -85,19 +86,45 @@ t.test('the routes table lists the configured routes', async (t) => {
   await tab.close();
 });
 
+/** The request each binding shows: its command's first and last lines, and its JSON as the binding writes it. */
+const SHOWN: Record<string, { first: string; last: string | RegExp; json: RegExp }> = {
+  JSONRPC: {
+    first: `curl -X POST '${gw.httpUrl}/echo'`,
+    last: /^ {2}--data '\{"jsonrpc":"2\.0","id":1,"method":"SendMessage",/,
+    json: /^\{\s*"jsonrpc": "2\.0",\s*"id": 1,\s*"method": "SendMessage",\s*"params": \{/,
+  },
+  'HTTP+JSON': {
+    first: `curl -X POST '${gw.httpUrl}/echo/echo/message:send'`,
+    last: /^ {2}--data '\{"message":\{/,
+    json: /^\{\s*"message": \{/,
+  },
+  GRPC: {
+    first: 'grpcurl -plaintext',
+    last: `  ${gw.grpcAddress} lf.a2a.v1.A2AService/SendMessage`,
+    json: /^\{\s*("tenant": "[^"]*",\s*)?"message": \{/,
+  },
+};
+
 t.test('try it: the echo answer over each binding, and a stream with its events', async (t) => {
   const tab = await open('/admin/try');
   for (const binding of ['JSONRPC', 'HTTP+JSON', 'GRPC']) {
     await send(tab, 'echo', binding, 'hello', false);
-    t.match(await tab.textContent('#try-events'), /echo: hello/, `${binding}: the echo answer shown`);
-    const shown = await tab.textContent('#try-request');
-    t.match(shown, binding === 'GRPC' ? /grpcurl -plaintext/ : /curl -X POST/, `${binding}: the request as a command`);
-    t.match(
-      shown,
-      binding === 'GRPC' ? /SendMessageRequest/ : binding === 'JSONRPC' ? /"jsonrpc": "2.0"/ : /"message"/,
-      `${binding}: and as JSON`,
-    );
+    t.match(await tab.textContent('#try-events li.event'), /echo: hello/, `${binding}: the echo answer shown`);
+    const shown = await tab.$$eval('#try-request pre.request', (ps) => ps.map((p) => p.textContent ?? ''));
+    t.equal(shown.length, 2, `${binding}: the request shown twice`);
+    const [command = '', json = ''] = shown;
+    const lines = command.split(' \\\n');
+    t.equal(lines[0], SHOWN[binding]!.first, `${binding}: the request as a command, to the binding's URL`);
+    t.match(lines.at(-1), SHOWN[binding]!.last, `${binding}: with the binding's body or method`);
+    t.match(json, SHOWN[binding]!.json, `${binding}: and as the binding's JSON`);
+    if (binding !== 'JSONRPC') t.notMatch(json, /"jsonrpc"/, `${binding}: no JSON-RPC envelope`);
   }
+  // a send the console refuses (a header no caller may set) shows no request — the last one's least of all
+  await tab.fill('#try-headers', 'bad name: v');
+  await send(tab, 'echo', 'JSONRPC', 'hello', false);
+  t.match(await tab.textContent('#try-events li.error'), /HTTP 400: header "bad name" cannot be set/, 'refused');
+  t.equal(await tab.$$eval('#try-request pre.request', (ps) => ps.length), 0, 'and no request shown');
+  await tab.fill('#try-headers', '');
   await send(tab, 'echo-grpc', 'HTTP+JSON', 'stream', true);
   const summaries = await tab.$$eval('#try-events li.event .summary', (els) => els.map((e) => e.textContent));
   t.same(

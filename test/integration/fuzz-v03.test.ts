@@ -4,9 +4,12 @@
 // ProtoJSON, gRPC bytes of the 0.3 proto to a2a.v1.A2AService — against a gateway
 // whose 1.0 upstream refuses connections, so every valid call ends
 // UPSTREAM_UNAVAILABLE and every invalid one is the caller's mistake. The
-// gateway never answers a 5xx (gRPC INTERNAL/UNKNOWN) for a caller's mistake, and
-// every answer has 0.3's form in the caller's binding: a JSON-RPC response
-// without 1.0's google.rpc arrays, a REST `{code, message}` body, a gRPC status.
+// gateway never answers a 5xx (gRPC INTERNAL/UNKNOWN) for a caller's mistake,
+// nor a JSON-RPC error other than a caller's (INTERNAL_ERROR comes with HTTP 200
+// like the rest: helpers/caller-mistakes.ts), and every answer has 0.3's form in
+// the caller's binding: a JSON-RPC response without 1.0's google.rpc arrays (a
+// stream's refusal: a stream of exactly one `event: error`), a REST
+// `{code, message}` body, a gRPC status.
 // FUZZ_RUNS sets the cases per binding (`npm test` 1,000; `npm run fuzz` 100,000).
 import t from 'tap';
 import fc from 'fast-check';
@@ -14,6 +17,7 @@ import * as grpc from '@grpc/grpc-js';
 import { toBinary, fromJson, type JsonValue } from '@bufbuild/protobuf';
 import { V03_METHODS } from '../../src/compat/v0_3/methods.js';
 import { SendMessageRequestSchema as SendV03 } from '../../src/gen/a2a/v1/a2a_pb.js';
+import { callerErrorOf, Outcomes } from '../helpers/caller-mistakes.js';
 import { refusingTarget } from '../helpers/fuzz-gateway.js';
 import { grpcStatusOf } from '../helpers/harness.js';
 import { TestSseParser } from '../helpers/sse.js';
@@ -69,6 +73,15 @@ t.test(`JSON-RPC 0.3: ${RUNS} cases`, async (tt) => {
     fc.string({ maxLength: 64 }),
   );
   let count = 0;
+  const outcomes = new Outcomes();
+  /** A 0.3 JSON-RPC response: a result, or an error a caller's mistake (or the refusing agent) earns. */
+  const response = (json: string): boolean => {
+    const r = JSON.parse(json) as { jsonrpc?: string; result?: unknown; error?: { code?: unknown } };
+    if (r.jsonrpc !== '2.0') return false;
+    const name = 'result' in r ? 'result' : callerErrorOf(r.error?.code);
+    outcomes.saw(name ?? `code ${String(r.error?.code)}`);
+    return name === 'result' || (name !== undefined && isV03Error(r.error));
+  };
   await fc.assert(
     fc.asyncProperty(body, async (b) => {
       const res = await pool.request({
@@ -80,19 +93,22 @@ t.test(`JSON-RPC 0.3: ${RUNS} cases`, async (tt) => {
       const text = await res.body.text();
       count++;
       if (res.statusCode === 204) return text === '';
-      if (res.statusCode >= 500 && res.statusCode !== 503) return false;
-      // a 0.3 stream's refusal is a stream of one error event, as 0.3 servers write it
-      const sse = String(res.headers['content-type']).startsWith('text/event-stream');
+      // HTTP 200: every JSON-RPC error is (INTERNAL_ERROR too, but 401, 408 and 413: jsonrpc/wire.ts httpStatusOf),
+      // so only its code tells a gateway failure apart
+      if (res.statusCode !== 200) return false;
+      if (!String(res.headers['content-type']).startsWith('text/event-stream')) return response(text);
+      // a 0.3 stream's refusal (the agent refuses every call) is a stream of one error event, as 0.3 servers write it
       const parser = new TestSseParser();
-      const bodies = sse ? [...parser.push(text), ...parser.end()].map((e) => e.data) : [text];
-      return bodies.every((b) => {
-        const r = JSON.parse(b) as { jsonrpc?: string; result?: unknown; error?: unknown };
-        return r.jsonrpc === '2.0' && ('result' in r || isV03Error(r.error));
-      });
+      const events = [...parser.push(text), ...parser.end()];
+      outcomes.saw('stream');
+      return events.length === 1 && events[0]!.event === 'error' && response(events[0]!.data);
     }),
     { numRuns: RUNS },
   );
-  tt.equal(count, RUNS, 'every case answered with a 0.3 JSON-RPC response, never a 5xx of its own');
+  tt.comment(`${outcomes}`);
+  tt.equal(count, RUNS, "every case answered with a 0.3 JSON-RPC result or a caller's error, never INTERNAL_ERROR");
+  tt.ok(outcomes.has('INVALID_PARAMS'), 'some cases reached the reading of their params');
+  tt.ok(outcomes.has('stream'), 'some cases were streams refused with their one error event');
 });
 
 t.test(`REST 0.3: ${RUNS} cases`, async (tt) => {
@@ -131,7 +147,9 @@ t.test(`REST 0.3: ${RUNS} cases`, async (tt) => {
       if (res.statusCode < 300) return true;
       const json = JSON.parse(text) as { jsonrpc?: string; error?: unknown };
       // a POST that is no REST operation is answered as JSON-RPC (docs/routing.md: "How a route is reached")
-      return r.verb === 'POST' && json.jsonrpc === '2.0' ? isV03Error(json.error) : isV03Error(json);
+      if (r.verb === 'POST' && json.jsonrpc === '2.0')
+        return isV03Error(json.error) && callerErrorOf((json.error as { code: unknown }).code) !== undefined;
+      return isV03Error(json);
     }),
     { numRuns: RUNS },
   );
