@@ -12,7 +12,7 @@ import { CATALOGUE, GRPC_CODES, type ErrorName } from '../../src/errors/catalogu
 import type { JsonObject } from '../../src/proto/json.js';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { ListTasksRequestSchema, Role, SendMessageRequestSchema, TaskSchema, TaskState } from '../../src/gen/a2a_pb.js';
-import { statusJson } from '../helpers/codec.js';
+import { requestBytes, statusJson } from '../helpers/codec.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { brokenGrpc, brokenHttp, refusedPort } from '../helpers/broken-upstreams.js';
 import {
@@ -276,17 +276,30 @@ t.test('unknown method', async (tt) => {
 });
 
 t.test('params of the wrong type or missing', async (tt) => {
+  const violation = (r: WireResult): unknown =>
+    (
+      r.details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations as
+        JsonObject[] | undefined
+    )?.[0]?.field;
   for (const inbound of BINDINGS) {
-    const wrong = await CALLERS[inbound](gw, 'GetTask', { id: 'x', historyLength: 'many' }, good).catch(
-      (e: Error) => ({ ok: false, code: -1, message: e.message }) as WireResult,
-    );
     if (inbound !== 'GRPC') {
+      const wrong = await CALLERS[inbound](gw, 'GetTask', { id: 'x', historyLength: 'many' }, good);
       isError(tt, inbound, wrong, 'INVALID_PARAMS');
-      const bad = wrong.details?.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
-      tt.equal(
-        (bad?.fieldViolations as JsonObject[])?.[0]?.field,
-        'historyLength',
-        `${inbound}: the violation names historyLength`,
+      tt.equal(violation(wrong), 'historyLength', `${inbound}: the violation names historyLength`);
+    } else {
+      // protobuf cannot carry "many" in an int32: the caller's encoding refuses it, and a length-delimited
+      // value where the varint belongs (field 3, wire type 2) is no valid GetTaskRequest at the gateway
+      await tt.rejects(
+        CALLERS.GRPC(gw, 'GetTask', { id: 'x', historyLength: 'many' }, good),
+        /history_length/,
+        'GRPC: the encoding refuses historyLength "many"',
+      );
+      const bytes = Buffer.concat([requestBytes('GetTask', { id: 'x', tenant: 'good' }), Buffer.from('\x1a\x04many')]);
+      const { err } = await callGrpcRaw(gw.grpcAddress, 'GetTask', bytes, { 'a2a-version': '1.0' });
+      tt.match(
+        { code: err?.code, details: err?.details },
+        { code: grpc.status.INVALID_ARGUMENT, details: /not a valid GetTaskRequest/ },
+        'GRPC: historyLength as bytes: INVALID_ARGUMENT, no valid request',
       );
     }
     const missing = await CALLERS[inbound](gw, 'CreateTaskPushNotificationConfig', { taskId: 't', token: 'x' }, good);
@@ -297,13 +310,15 @@ t.test('params of the wrong type or missing', async (tt) => {
       [{ field: 'url', description: 'url is required' }],
       `${inbound}: names the missing field`,
     );
+    // an unknown role is no role (the gRPC caller's encoding drops the unknown name): refused, naming the field
     const role = await CALLERS[inbound](
       gw,
       'SendMessage',
       { message: { messageId: 'm', role: 'ROLE_KING', parts: [{ text: 'x' }] } },
       good,
-    ).catch(() => undefined);
-    if (role && inbound !== 'GRPC') isError(tt, inbound, role, 'INVALID_PARAMS');
+    );
+    isError(tt, inbound, role, 'INVALID_PARAMS');
+    tt.equal(violation(role), 'message.role', `${inbound}: the violation names message.role`);
     await stillServing(tt, inbound);
   }
   const params = await post('/good', JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'GetTask', params: ['x'] }));

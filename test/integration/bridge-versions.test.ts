@@ -6,10 +6,13 @@
 // with a message and no grpc-status-details-bin — before anything reaches
 // the agent, for unary and streaming methods alike; the official 0.3.14
 // transports read it; 1.0 callers of the route are served; and a route with
-// `versions: ['0.3']` refuses 1.0 callers the same way.
+// `versions: ['0.3']` refuses 1.0 callers the same way. The agent is reached
+// through a proxy that records each call, so "nothing reached it" is a count.
 import * as grpc from '@grpc/grpc-js';
 import t from 'tap';
 import { pino } from 'pino';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { JsonRpcTransport, RestTransport } from 'a2a-sdk-03/client';
 import { GrpcTransport } from 'a2a-sdk-03/client/grpc';
@@ -20,14 +23,28 @@ import { v03Message } from '../helpers/sdk-v03.js';
 import { TestSseParser } from '../helpers/sse.js';
 
 const agent = await startEchoAgent({ bindings: BINDINGS });
+// the gateway reaches the agent through a proxy that records each A2A call (the card fetches apart)
+const calls: string[] = [];
+const proxy = createServer((req, res) => {
+  if (!req.url!.includes('/.well-known/')) calls.push(`${req.method} ${req.url}`);
+  const up = httpRequest(`${agent.httpUrl}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+    res.writeHead(answer.statusCode!, answer.headers);
+    answer.pipe(res);
+  });
+  up.on('error', () => res.destroy());
+  req.pipe(up);
+});
+await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+const viaProxy = (url: string) =>
+  url.replace(agent.httpUrl, `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
 const gw = await startGateway(
   gatewayConfig([
     // the root route (0.3 gRPC callers reach only root and host routes) takes 1.0 callers only
-    { name: 'strict', upstream: { url: agent.jsonRpcUrl, binding: 'JSONRPC' }, versions: ['1.0'] },
+    { name: 'strict', upstream: { url: viaProxy(agent.jsonRpcUrl), binding: 'JSONRPC' }, versions: ['1.0'] },
     {
       name: 'legacy',
       match: { pathPrefix: '/legacy' },
-      upstream: { url: agent.restUrl, binding: 'HTTP+JSON' },
+      upstream: { url: viaProxy(agent.restUrl), binding: 'HTTP+JSON' },
       versions: ['0.3'],
     },
   ]),
@@ -38,13 +55,17 @@ t.teardown(async () => {
   grpcClient.close();
   closeGrpcClients();
   await gw.close();
+  proxy.closeAllConnections();
+  await new Promise((r) => proxy.close(r));
   await agent.close();
 });
 
-/** The agent's count of calls, to show a refusal never reached it. */
-const reached = () => agent.lastCall()?.text;
+/** The calls that reached the agent since `from` (a count of calls before): a refusal adds none. */
+const reached = (from: number): string[] => calls.slice(from);
+const lastText = () => agent.lastCall()?.text;
 
 t.test('JSON-RPC: a 0.3 method on a 1.0-only route is -32009 in the 0.3 error form', async (tt) => {
+  const before = calls.length;
   for (const [method, params] of [
     ['tasks/get', { id: 'x' }],
     ['message/send', { message: v03Message('refused') }],
@@ -79,14 +100,15 @@ t.test('JSON-RPC: a 0.3 method on a 1.0-only route is -32009 in the 0.3 error fo
     );
     tt.notOk(Array.isArray(body.error?.data), `${method}: 0.3 data is no ErrorInfo array`);
   }
-  tt.notOk(reached(), 'nothing reached the agent');
   const transport = new JsonRpcTransport({ endpoint: `${gw.httpUrl}/` });
   await tt.rejects(transport.getTask({ id: 'x' }), /\(Code: -32009\)/, 'the 0.3.14 JSON-RPC transport reads it');
   const stream = transport.sendMessageStream({ message: v03Message('refused') });
   await tt.rejects(stream.next(), /SSE event contained an error: .*\(Code: -32009\)/, 'and its stream reader');
+  tt.same(reached(before), [], 'nothing reached the agent');
 });
 
 t.test('REST: a /v1 call without A2A-Version on a 1.0-only route is the 0.3 body with HTTP 400', async (tt) => {
+  const before = calls.length;
   for (const [verb, path, body] of [
     ['GET', '/v1/tasks/x', undefined],
     ['POST', '/v1/message:send', { message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'x' }] } }],
@@ -104,12 +126,13 @@ t.test('REST: a /v1 call without A2A-Version on a 1.0-only route is the 0.3 body
     tt.type(json.message, 'string');
     tt.notOk('error' in json, 'not the 1.0 {error: …} body');
   }
-  tt.notOk(reached(), 'nothing reached the agent');
   const transport = new RestTransport({ endpoint: gw.httpUrl });
   await tt.rejects(transport.getTask({ id: 'x' }), /\(Code: -32009\)/, 'the 0.3.14 REST transport reads it');
+  tt.same(reached(before), [], 'nothing reached the agent');
 });
 
 t.test('gRPC: a2a.v1.A2AService on a 1.0-only route is FAILED_PRECONDITION without details', async (tt) => {
+  const before = calls.length;
   const unary = await new Promise<grpc.ServiceError | undefined>((resolve) =>
     grpcClient.makeUnaryRequest(
       '/a2a.v1.A2AService/GetTask',
@@ -127,11 +150,12 @@ t.test('gRPC: a2a.v1.A2AService on a 1.0-only route is FAILED_PRECONDITION witho
   await tt.rejects(transport.getTask({ id: 'x' }), /! 9 .*not supported/, 'the 0.3.14 gRPC transport reads it');
   const stream = transport.sendMessageStream({ message: v03Message('refused') });
   await tt.rejects(stream.next(), /! 9 .*not supported/, 'streaming: the same, before any event');
-  tt.notOk(reached(), 'nothing reached the agent');
+  tt.same(reached(before), [], 'nothing reached the agent');
 });
 
 t.test('1.0 callers of the 1.0-only route are served; 0.3-only refuses 1.0 callers', async (tt) => {
   for (const b of BINDINGS) {
+    const before = calls.length;
     const sent = await CALLERS[b](
       gw,
       'SendMessage',
@@ -139,8 +163,9 @@ t.test('1.0 callers of the 1.0-only route are served; 0.3-only refuses 1.0 calle
       { tenant: '', prefix: '' },
     );
     tt.ok(sent.ok, `${b}: a 1.0 call is served`);
-    tt.equal(reached(), `v1 over ${b}`);
+    tt.same([reached(before).length, lastText()], [1, `v1 over ${b}`], `${b}: one call reached the agent`);
   }
+  const refusedFrom = calls.length;
   for (const b of ['JSONRPC', 'HTTP+JSON'] as const) {
     const refused = await CALLERS[b](gw, 'GetTask', { id: 'x' }, { tenant: '', prefix: '/legacy' });
     tt.equal(
@@ -155,8 +180,9 @@ t.test('1.0 callers of the 1.0-only route are served; 0.3-only refuses 1.0 calle
       `${b}: naming what the route speaks, not what the gateway does`,
     );
   }
+  tt.same(reached(refusedFrom), [], 'the refused 1.0 calls reached nothing');
   const old = new RestTransport({ endpoint: `${gw.httpUrl}/legacy` });
   const task = await old.sendMessage({ message: v03Message('v03 on legacy'), configuration: { blocking: true } });
   tt.equal(task.kind, 'task', 'a 0.3 caller of the 0.3-only route is served');
-  tt.equal(reached(), 'v03 on legacy');
+  tt.equal(lastText(), 'v03 on legacy');
 });

@@ -6,6 +6,10 @@
 // after its first events. Whatever the timing, the gateway lets go of every
 // upstream call (the agent sees each one closed), counts no stream as still
 // open (a2a_gateway_active_streams back to 0), and serves the next call.
+// A case's check sees the agent's open calls; a call the gateway had not yet
+// sent on when that check ran would stay held at the agent and fail the next
+// case's, and after the last case every gateway is drained: the calls in
+// flight by the gateway's own count must all end within the grace period.
 // FUZZ_RUNS / 20 is the cases (`npm test` 50; `npm run fuzz` 5,000).
 import http2 from 'node:http2';
 import fc from 'fast-check';
@@ -17,12 +21,21 @@ import type { Binding } from '../../src/config/types.js';
 import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { requestBytes } from '../helpers/codec.js';
 import { BINDINGS, CALLERS, gatewayConfig, slug, userMessage } from '../helpers/harness.js';
-import { eventually } from '../helpers/wait.js';
+import { BOUND_MS, eventually } from '../helpers/wait.js';
 
 const RUNS = Math.max(1, Math.round(Number(process.env.FUZZ_RUNS ?? 1000) / 20));
 const agent = await startEchoAgent({ bindings: BINDINGS });
 // translated: a route per upstream binding, by tenant; pass-through: a gateway per binding, its route at the root
-const translated = await startGateway(
+// each gateway's log lines (info: its drain says what is in flight), the access log apart and silent
+const logs = new Map<RunningGateway, string[]>();
+async function gateway(config: Parameters<typeof startGateway>[0]): Promise<RunningGateway> {
+  const lines: string[] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+  const gw = await startGateway(config, log, { accessLog: pino({ level: 'silent' }) });
+  logs.set(gw, lines);
+  return gw;
+}
+const translated = await gateway(
   gatewayConfig(
     BINDINGS.map((b) => ({
       name: `t-${slug(b)}`,
@@ -30,12 +43,11 @@ const translated = await startGateway(
       upstream: { url: agent.urlFor(b), binding: b, tenant: 'clear' as const },
     })),
   ),
-  pino({ level: 'silent' }),
 );
 const passThrough = new Map<Binding, RunningGateway>();
 for (const b of BINDINGS) {
   const route = { name: `p-${slug(b)}`, upstream: { url: agent.urlFor(b), binding: b }, passThrough: true };
-  passThrough.set(b, await startGateway(gatewayConfig([route]), pino({ level: 'silent' })));
+  passThrough.set(b, await gateway(gatewayConfig([route])));
 }
 const gateways = [translated, ...passThrough.values()];
 const pools = new Map(gateways.map((g) => [g, new Pool(g.httpUrl, { connections: 8 })]));
@@ -164,3 +176,23 @@ t.test(`calls abandoned at random points, several at once: ${RUNS} cases`, async
     tt.ok(r.ok, `${b}: the gateway still serves`);
   }
 });
+
+t.test(
+  'then nothing is in flight: the agent holds no call, each gateway drains within the grace period',
+  async (tt) => {
+    tt.ok(await eventually(() => agent.openCalls() === 0), 'the agent holds no call');
+    await Promise.all(gateways.map((g) => g.drain(BOUND_MS)));
+    for (const [i, g] of gateways.entries()) {
+      const said = logs.get(g)!.map((l) => JSON.parse(l) as { msg: string; activeCalls?: number });
+      tt.notOk(
+        said.some((l) => l.msg.startsWith('grace period over')),
+        `gateway ${i}: every call in flight ended within the grace period`,
+      );
+      tt.equal(
+        said.find((l) => l.msg.startsWith('drained'))?.activeCalls,
+        0,
+        `gateway ${i}: drained with none in flight`,
+      );
+    }
+  },
+);

@@ -21,6 +21,8 @@ import { cardServer } from '../helpers/card-server.js';
 import { gatewayConfig } from '../helpers/harness.js';
 
 const silent = pino({ level: 'silent' });
+/** An entity tag (RFC 9110 §8.8.3), strong or weak: an absent header is "undefined", which this refuses. */
+const ETAG = /^(W\/)?"[^"]+"$/;
 
 async function served(gw: RunningGateway, path: string): Promise<{ status: number; etag: string; json: JsonObject }> {
   const res = await request(`${gw.httpUrl}${path}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } });
@@ -77,7 +79,10 @@ t.test('a key replaced at the same path and reloaded under a new kid signs the n
 
   gw.reload(config('k1'));
   const same = await served(gw, '/r');
+  tt.match(before.etag, ETAG, 'the card has an ETag');
   tt.equal(same.etag, before.etag, 'a reload that changes nothing serves the same signed bytes');
+  // ES256 signatures are randomised: the same one is no new signing
+  tt.same(same.json.signatures, before.json.signatures, 'and the same signature');
 
   writeFileSync(file, await exportPKCS8(k2.privateKey));
   gw.reload(config('k2'));

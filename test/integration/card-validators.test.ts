@@ -23,6 +23,8 @@ import { gatewayConfig } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
 
 const silent = pino({ level: 'silent' });
+/** An entity tag (RFC 9110 §8.8.3), strong or weak: an absent header is "undefined", which this refuses. */
+const ETAG = /^(W\/)?"[^"]+"$/;
 
 interface Got {
   status: number;
@@ -69,6 +71,7 @@ t.test('the minimal card keeps its bytes and Last-Modified: signed once, revalid
   const s1 = await get(gw, '/signed');
   const s2 = await get(gw, '/signed');
   tt.equal(s1.status, 200);
+  tt.match(s1.etag, ETAG, 'the signed card has an ETag');
   tt.equal(s2.etag, s1.etag, 'the signed minimal card is the same bytes on the next request');
   tt.equal((await get(gw, '/signed', { 'if-none-match': s1.etag })).status, 304, 'If-None-Match: 304');
 
@@ -97,6 +100,7 @@ t.test('If-None-Match compares weakly, in a list, and * matches', async (tt) => 
     await upstream.close();
   });
   const { etag } = await get(gw, '/p');
+  tt.match(etag, ETAG, 'the card has an ETag');
   const status = async (inm: string) => (await get(gw, '/p', { 'if-none-match': inm })).status;
   tt.equal(await status(etag), 304, 'the strong tag');
   tt.equal(await status(`W/${etag}`), 304, 'the weak form of the tag (RFC 9110 §13.1.2: weak comparison)');

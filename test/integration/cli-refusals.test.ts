@@ -3,7 +3,11 @@
 // signing keys that do not import for their alg (check and serve alike);
 // quick-start flags a config file would refuse (a log level, an upstream URL
 // that is no URL or not one of its binding); and a listen host that does not
-// resolve (no grpc-js stack trace). A command that serves instead is stopped
+// resolve (no grpc-js stack trace): one with an empty label, which
+// getaddrinfo refuses without a DNS query (glibc and musl build no query for
+// it), so nothing leaves the machine and the answer is ENOTFOUND wherever the
+// test runs (a resolver that cannot be reached, EAI_AGAIN, is
+// test/unit/listen-error.test.ts's). A command that serves instead is stopped
 // once it logs that it listens, and fails the test.
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
@@ -129,16 +133,16 @@ t.test('quick-start flags go through the checks a config file goes through', asy
 });
 
 t.test('a listen host that does not resolve: one line naming it, exit 2', async (t) => {
+  const host = 'gateway..invalid'; // an empty label: refused before any DNS query
   const dir = t.testdir({
     'gateway.yaml': JSON.stringify({
-      listen: { host: 'gateway.invalid', httpPort: 0, grpcPort: 0 },
+      listen: { host, httpPort: 0, grpcPort: 0 },
       routes: [{ name: 'a', upstream: { url: 'http://127.0.0.1:1' } }],
     }),
   });
-  const line =
-    'a2a-gateway: cannot listen on gateway.invalid:0: the host name does not resolve (change --host / listen.host)\n';
+  const line = `a2a-gateway: cannot listen on ${host}:0: the host name does not resolve (change --host / listen.host)\n`;
   const [flag, file] = await Promise.all([
-    runCli(['--upstream', 'http://127.0.0.1:1', '--host', 'gateway.invalid', '--http-port', '0', '--grpc-port', '0']),
+    runCli(['--upstream', 'http://127.0.0.1:1', '--host', host, '--http-port', '0', '--grpc-port', '0']),
     runCli(['--config', join(dir, 'gateway.yaml')]),
   ]);
   t.same([flag.code, flag.stderr], [2, line], '--host');

@@ -3,9 +3,11 @@
 // held, after its first events), the gateway lets go of the call, the agent
 // sees it closed and no stream stays counted open. grpc-js's client, which
 // the console used before, could leave the stream open on the wire when it
-// was cancelled a few event-loop turns after it started. Also: "try it" over
-// gRPC to the gateway's own TLS listener, whose certificate names a public
-// host, not loopback.
+// was cancelled a few event-loop turns after it started. After both, the
+// gateway drains: the calls in flight by its own count (which a call the
+// agent never saw would be in) all end within the grace period. Also: "try
+// it" over gRPC to the gateway's own TLS listener, whose certificate names a
+// public host, not loopback.
 import { join } from 'node:path';
 import t from 'tap';
 import { pino } from 'pino';
@@ -15,7 +17,7 @@ import { routeFromRaw } from '../../src/config/load.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { TryClients, tryCall } from '../../src/admin/try-call.js';
 import { gatewayConfig } from '../helpers/harness.js';
-import { eventually } from '../helpers/wait.js';
+import { BOUND_MS, eventually } from '../helpers/wait.js';
 
 const FIX = new URL('../fixtures/tls/', import.meta.url).pathname;
 const agent = await startEchoAgent({ bindings: ['GRPC'] });
@@ -25,7 +27,13 @@ const route = {
   upstream: { url: agent.urlFor('GRPC'), binding: 'GRPC' as const, tenant: 'clear' as const },
 };
 const admin = { host: '127.0.0.1', port: 0 };
-const gw = await startGateway(gatewayConfig([route], { admin }), pino({ level: 'silent' }));
+// the gateway's log lines (info: its drain says what is in flight), the access log apart and silent
+const logged: string[] = [];
+const gw = await startGateway(
+  gatewayConfig([route], { admin }),
+  pino({ level: 'info' }, { write: (line: string) => void logged.push(line) }),
+  { accessLog: pino({ level: 'silent' }) },
+);
 const tls = {
   cert: join(FIX, 'server.pem'),
   key: join(FIX, 'server-key.pem'),
@@ -143,6 +151,17 @@ t.test('the call cancelled a few turns after it started: the call is let go', as
     }
   }
   t.equal(released, 80, 'the agent saw every call closed and no stream was counted open');
+});
+
+t.test('then nothing is in flight: the gateway drains within the grace period', async (t) => {
+  t.ok(await eventually(() => agent.openCalls() === 0), 'the agent holds no call');
+  await gw.drain(BOUND_MS);
+  const said = logged.map((l) => JSON.parse(l) as { msg: string; activeCalls?: number });
+  t.notOk(
+    said.some((l) => l.msg.startsWith('grace period over')),
+    'every call in flight ended within the grace period',
+  );
+  t.equal(said.find((l) => l.msg.startsWith('drained'))?.activeCalls, 0, 'drained with none in flight');
 });
 
 t.test('try it over gRPC to the gateway’s own TLS listener', async (t) => {

@@ -1,6 +1,7 @@
 // The admin console's "try it" over gRPC on a pass-through route whose agent
 // answers bytes that are no A2A message (src/admin/try-call.ts): the page gets
-// an error event saying so, and the gateway keeps serving; an error whose
+// an error event saying so, and the gateway keeps serving (the same answer
+// again, and a healthy route's call through it answered); an error whose
 // status details do not read is shown without them (both were read in a
 // grpc-js callback, where a throw ended the process); a status code gRPC does
 // not define is named UNKNOWN; an agent's compressed message comes as the
@@ -13,12 +14,14 @@ import t from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
 import * as grpc from '@grpc/grpc-js';
+import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { brokenGrpc } from '../helpers/broken-upstreams.js';
 import { gatewayConfig } from '../helpers/harness.js';
 import { routeFromRaw } from '../../src/config/load.js';
 import { TryClients, tryCall } from '../../src/admin/try-call.js';
 
+const healthy = await startEchoAgent({ bindings: ['GRPC'] });
 const garbage = await brokenGrpc((cb) => cb(null, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])));
 // an error whose grpc-status-details-bin is no google.rpc.Status
 const badDetails = await brokenGrpc((cb) => {
@@ -64,6 +67,7 @@ const gw = await startGateway(
         passThrough: true,
       },
       ...[
+        { name: 'healthy', url: healthy.urlFor('GRPC') },
         { name: 'odd-status', url: oddStatus.url },
         { name: 'compressed', url: compressed.url },
       ].map(({ name, url }) => ({
@@ -79,6 +83,7 @@ const gw = await startGateway(
 );
 t.teardown(async () => {
   await gw.close();
+  await healthy.close();
   await garbage.close();
   await badDetails.close();
   for (const a of [oddStatus, compressed, noMessage]) await new Promise((r) => a.server.close(r));
@@ -103,9 +108,12 @@ t.test('an answer the console cannot read is an error event; the gateway keeps s
   t.match(error?.message, /an answer the console cannot read/, 'an error event says so');
   t.equal(frames.at(-1)?.type, 'done', 'and the call is done');
   const again = await tryIt('garbage');
-  t.ok(
-    again.some((f) => f.type === 'error'),
-    'the gateway still answers',
+  t.match(again.find((f) => f.type === 'error')?.message, /an answer the console cannot read/, 'the same error again');
+  const fine = await tryIt('healthy');
+  t.same(
+    [fine.some((f) => f.type === 'event'), fine.find((f) => f.type === 'error'), fine.at(-1)?.type],
+    [true, undefined, 'done'],
+    "the gateway keeps serving: a healthy route's call is answered, no error",
   );
 });
 

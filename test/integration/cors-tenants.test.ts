@@ -11,6 +11,7 @@ import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { startEchoAgent } from '../../examples/demo-agent/echo-agent.js';
+import { CATALOGUE } from '../../src/errors/catalogue.js';
 import { startGateway } from '../../src/server/gateway.js';
 import { gatewayConfig } from '../helpers/harness.js';
 
@@ -165,7 +166,11 @@ t.test('an answer before any route was chosen carries no CORS headers', async (t
   closed(tt, broken, 'a JSON-RPC parse error');
 
   const v03 = await actual('POST', '/', rpc('message/send', message('x')));
-  tt.match(JSON.parse(v03.body), { error: {} }, 'a 0.3 call names no tenant: no route');
+  tt.match(
+    JSON.parse(v03.body),
+    { error: { code: CATALOGUE.NO_ROUTE.jsonRpc } },
+    `a 0.3 call names no tenant: no route (${CATALOGUE.NO_ROUTE.jsonRpc})`,
+  );
   closed(tt, v03, 'a JSON-RPC call no route serves');
 
   const nobody = await actual('POST', '/nobody/message:send', message('x'));

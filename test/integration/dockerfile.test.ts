@@ -1,7 +1,8 @@
 // No Docker engine runs here, so the Dockerfile is checked by doing what it
 // does: every RUN step is a project script; the runtime stage's install
-// (`npm ci --omit=dev`) is run in the test's own folder with the built `dist/`
-// and `proto/`, and its ENTRYPOINT (with the image's env) must start the
+// (`npm ci --omit=dev`, --offline: from the npm cache the CI's own `npm ci`
+// filled, never the registry) is run in the test's own folder with the built
+// `dist/` and `proto/`, and its ENTRYPOINT (with the image's env) must start the
 // gateway on docker/gateway.yaml's routes, in front of the two agents the
 // demo-agent stage's ENTRYPOINT starts with compose's commands; the
 // HEALTHCHECK must find the listener the config names; SIGTERM drains. The
@@ -97,7 +98,7 @@ t.test("the runtime stage's install and entry command start the built gateway", 
   const app = t.testdir();
   for (const f of ['package.json', 'package-lock.json']) cpSync(join(ROOT, f), join(app, f));
   const install = directive(runtime, 'RUN')[0]!.split(' ');
-  execFileSync(install[0]!, [...install.slice(1), '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], {
+  execFileSync(install[0]!, [...install.slice(1), '--ignore-scripts', '--no-audit', '--no-fund', '--offline'], {
     cwd: app,
     stdio: 'ignore',
   });

@@ -16,6 +16,7 @@ import { startGateway, type RunningGateway } from '../../src/server/gateway.js';
 import { brokenHttp } from '../helpers/broken-upstreams.js';
 import { CALLERS, closeGrpcClients, gatewayConfig, userMessage } from '../helpers/harness.js';
 import { grpcStreamCall } from '../helpers/streams.js';
+import { waitFor } from '../helpers/wait.js';
 
 // A JSON-RPC agent: streams send one event and stay open; GetTask is held until released; the rest answer at once.
 const held: Array<() => void> = [];
@@ -129,10 +130,7 @@ t.test('an exhausted stream budget is answered at once, in the caller binding', 
   );
   tt.equal(unary.ok, true, 'unary calls have a budget of their own');
   for (const s of streams) s.body.destroy();
-  await new Promise<void>((resolve) => {
-    const check = (): void => (streamsOpen.size === 0 ? resolve() : void setImmediate(check));
-    check();
-  });
+  await waitFor(() => streamsOpen.size === 0, 'the agent to see the streams closed');
   const again = await openStream(tight, 'a');
   tt.pass('a closed stream gives its place back');
   again.body.destroy();
@@ -142,10 +140,7 @@ t.test('an exhausted unary budget is answered at once, not queued', async (tt) =
   const opts = { tenant: 'a', prefix: '/a' };
   const first = CALLERS.JSONRPC(tight, 'GetTask', { id: 'one' }, opts);
   const second = CALLERS['HTTP+JSON'](tight, 'GetTask', { id: 'two' }, { tenant: 'b', prefix: '/b' });
-  await new Promise<void>((resolve) => {
-    const check = (): void => (held.length === 2 ? resolve() : void setImmediate(check));
-    check();
-  });
+  await waitFor(() => held.length === 2, 'the agent to hold two calls');
   // the agent holds two calls: the third is refused before either is released
   const third = await CALLERS.GRPC(tight, 'GetTask', { id: 'three' }, opts);
   tt.equal(third.code, grpc.status.UNAVAILABLE, 'gRPC caller: UNAVAILABLE at once');
@@ -155,10 +150,7 @@ t.test('an exhausted unary budget is answered at once, not queued', async (tt) =
   for (const release of held.splice(0)) release();
   tt.same([(await first).ok, (await second).ok], [true, true], 'the held calls finish');
   const after = CALLERS.JSONRPC(tight, 'GetTask', { id: 'five' }, opts);
-  await new Promise<void>((resolve) => {
-    const check = (): void => (held.length === 1 ? resolve() : void setImmediate(check));
-    check();
-  });
+  await waitFor(() => held.length === 1, 'the agent to hold the call after');
   held.shift()!();
   tt.equal((await after).ok, true, 'and the budget is free again');
 });
