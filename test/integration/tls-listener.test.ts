@@ -114,6 +114,16 @@ t.test(
     const other = await h2({ ...rpcHead, expect: 'x-other' }, getTask('quick'));
     t.equal(other.head[':status'], 200, 'not the bodiless 417 Node answered');
     t.match(other.body, /"result"/);
+    // HTTP/1.1 over TLS: the same answer as on the plain listener
+    const h1 = await new Promise<string>((resolve, reject) => {
+      const s = h1tls();
+      let got = '';
+      s.on('secureConnect', () => s.write('CONNECT agent.example:443 HTTP/1.1\r\nHost: agent.example:443\r\n\r\n'));
+      s.on('data', (d: Buffer) => (got += d.toString()));
+      s.on('error', reject);
+      s.on('close', () => resolve(got));
+    });
+    t.match(h1, /^HTTP\/1\.1 501 [^]*\r\n\r\n\{"error":\{"code":501,[^]*CONNECT/, 'TLS HTTP/1.1 CONNECT: the same');
   },
 );
 
