@@ -8,7 +8,8 @@
 // line without a colon is a field with an empty value; data lines join with
 // LF; an event with an empty data buffer is not dispatched; the event type
 // resets after each dispatch and the last event id does not; an unterminated
-// event at the end of the stream is dropped.
+// event at the end of the stream is dropped. Also cutAt(): a body cut into
+// the chunks a property test reads it in.
 
 export interface TestSseEvent {
   /** The event type: "message" unless an `event:` field set it. */
@@ -81,4 +82,17 @@ export class TestSseParser {
     if (data === '') return undefined;
     return { event, data: data.endsWith('\n') ? data.slice(0, -1) : data, id: this.lastEventId };
   }
+}
+
+/** `bytes` cut at the given offsets (each taken modulo its length + 1; duplicates dropped): the chunks a property reads. */
+export function cutAt(bytes: Buffer, at: number[]): Buffer[] {
+  const points = [...new Set(at.map((n) => n % (bytes.length + 1)))].sort((a, b) => a - b);
+  const out: Buffer[] = [];
+  let from = 0;
+  for (const p of points) {
+    out.push(bytes.subarray(from, p));
+    from = p;
+  }
+  out.push(bytes.subarray(from));
+  return out;
 }

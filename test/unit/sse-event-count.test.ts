@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { SseEventCount } from '../../src/sse/event-count.js';
 import { readSse } from '../../src/sse/reader.js';
+import { cutAt } from '../helpers/sse.js';
 
 async function readerCount(chunks: Buffer[]): Promise<number> {
   let n = 0;
@@ -24,19 +25,6 @@ function counted(chunks: Buffer[]): number {
   const c = new SseEventCount();
   for (const chunk of chunks) c.feed(chunk);
   return c.events;
-}
-
-/** `body` cut at the given offsets. */
-function cut(body: Buffer, at: number[]): Buffer[] {
-  const points = [...new Set(at.map((p) => p % (body.length + 1)))].sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const p of points) {
-    out.push(body.subarray(from, p));
-    from = p;
-  }
-  out.push(body.subarray(from));
-  return out;
 }
 
 const line = fc.oneof(
@@ -63,7 +51,7 @@ const body = fc
 t.test('the count is what the reader delivers, for any body in any chunks', async (t) => {
   await fc.assert(
     fc.asyncProperty(body, fc.array(fc.nat(), { maxLength: 8 }), async (b, at) => {
-      const chunks = cut(b, at);
+      const chunks = cutAt(b, at);
       const want = await readerCount(chunks);
       const got = counted(chunks);
       if (got !== want) throw new Error(`counted ${got}, the reader delivered ${want}: ${JSON.stringify(String(b))}`);

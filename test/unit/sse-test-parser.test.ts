@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { readSse } from '../../src/sse/reader.js';
-import { TestSseParser, type TestSseEvent } from '../helpers/sse.js';
+import { cutAt, TestSseParser, type TestSseEvent } from '../helpers/sse.js';
 
 function parseAll(parts: Array<Uint8Array | string>): { events: TestSseEvent[]; comments: string[] } {
   const p = new TestSseParser();
@@ -88,22 +88,10 @@ const stream = fc
   .map(([bom, lines]) => enc((bom ? '\ufeff' : '') + lines.map(([l, eol]) => l + eol).join('')));
 const cuts = fc.array(fc.nat(), { maxLength: 6 });
 
-function cut(bytes: Buffer, at: number[]): Buffer[] {
-  const points = [...new Set(at.map((n) => n % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const p of points) {
-    out.push(bytes.subarray(from, p));
-    from = p;
-  }
-  out.push(bytes.subarray(from));
-  return out;
-}
-
 t.test('agrees with the gateway reader on random streams', async (tt) => {
   await fc.assert(
     fc.asyncProperty(stream, cuts, async (bytes, at) => {
-      const parts = cut(bytes, at);
+      const parts = cutAt(bytes, at);
       const ours = parseAll([...parts, enc('\n\n')]).events; // what the gateway's reader takes the end for
       const theirs: TestSseEvent[] = [];
       for await (const ev of readSse(
