@@ -70,6 +70,16 @@ function h2(headers: Record<string, string>, body?: string): Promise<{ head: Inc
 /** A TLS connection to the gateway that speaks HTTP/1.1 (ALPN). */
 const h1tls = () =>
   tlsConnect({ port: gw.httpPort, host: '127.0.0.1', ca, servername: 'localhost', ALPNProtocols: ['http/1.1'] });
+/** Writes `bytes` on a TLS HTTP/1.1 connection; everything read until the gateway closes it. */
+const h1tlsExchange = (bytes: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const s = h1tls();
+    let got = '';
+    s.on('secureConnect', () => s.write(bytes));
+    s.on('data', (d: Buffer) => (got += d.toString()));
+    s.on('error', reject);
+    s.on('close', () => resolve(got));
+  });
 const getTask = (id: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } });
 const rpcHead = { ':method': 'POST', ':path': '/', 'content-type': 'application/json', 'a2a-version': '1.0' };
 
@@ -79,14 +89,7 @@ t.test(
   'TLS HTTP/1.1: headers that never finish get 408 REQUEST_TIMEOUT, then the connection closes',
   { timeout: 15_000 },
   async (t) => {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const s = h1tls();
-      let got = '';
-      s.on('secureConnect', () => s.write('GET /.well-known/agent-card.json HTTP/1.1\r\nHost: a\r\n'));
-      s.on('data', (d: Buffer) => (got += d.toString()));
-      s.on('error', reject);
-      s.on('close', () => resolve(got));
-    });
+    const answer = await h1tlsExchange('GET /.well-known/agent-card.json HTTP/1.1\r\nHost: a\r\n');
     t.match(answer, /^HTTP\/1\.1 408 /, '408');
     t.match(answer, /REQUEST_TIMEOUT/, 'an A2A error');
   },
@@ -115,14 +118,7 @@ t.test(
     t.equal(other.head[':status'], 200, 'not the bodiless 417 Node answered');
     t.match(other.body, /"result"/);
     // HTTP/1.1 over TLS: the same answer as on the plain listener
-    const h1 = await new Promise<string>((resolve, reject) => {
-      const s = h1tls();
-      let got = '';
-      s.on('secureConnect', () => s.write('CONNECT agent.example:443 HTTP/1.1\r\nHost: agent.example:443\r\n\r\n'));
-      s.on('data', (d: Buffer) => (got += d.toString()));
-      s.on('error', reject);
-      s.on('close', () => resolve(got));
-    });
+    const h1 = await h1tlsExchange('CONNECT agent.example:443 HTTP/1.1\r\nHost: agent.example:443\r\n\r\n');
     t.match(h1, /^HTTP\/1\.1 501 [^]*\r\n\r\n\{"error":\{"code":501,[^]*CONNECT/, 'TLS HTTP/1.1 CONNECT: the same');
   },
 );
