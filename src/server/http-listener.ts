@@ -60,15 +60,11 @@ export function createHttpListener(
   server.on('checkContinue', handler);
   server.on('checkExpectation', handler);
   // CONNECT asks for a tunnel, no A2A operation: METHOD_NOT_FOUND in the REST form (Node closed an HTTP/1.1
-  // connection without a word, and answered h2 a bodiless 405)
+  // connection without a word, and answered h2 a bodiless 405). An h2 CONNECT is a stream the handler refuses as any
+  // other method it does not serve (its request id, its log line); an HTTP/1.1 one hands over the socket.
   server.on('connect', (req: EdgeRequest, to: Socket | Http2ServerResponse) => {
-    const err = A2AError.of('METHOD_NOT_FOUND', 'CONNECT: the gateway opens no tunnels');
-    if (to instanceof Http2ServerResponse) {
-      const { status, body } = restRefusal(err);
-      to.writeHead(status, { 'content-type': 'application/a2a+json', 'content-length': Buffer.byteLength(body) });
-      return void to.end(body);
-    }
-    if (req.httpVersionMajor < 2) refuseOnSocket(to, err);
+    if (to instanceof Http2ServerResponse) return handler(req, to);
+    refuseOnSocket(to, A2AError.of('METHOD_NOT_FOUND', 'CONNECT: the gateway opens no tunnels'));
   });
   // no header is dropped unseen (Node's default keeps 2,000): the 16 KiB header limit bounds them
   // (HTTP/1.1 over TLS reads it from the h2 server too)
@@ -131,11 +127,23 @@ function restRefusal(err: A2AError, status = err.row.http): { status: number; bo
   return { status, body: JSON.stringify({ error: { ...(errorBody(err).error as object), code: status } }) };
 }
 
-/** Answers an HTTP/1.1 connection no handler has (its request unparsed, or a CONNECT) with `err`, and closes it. */
+/** How long a refused connection is held open for the caller to read its answer before it is dropped (nginx's lingering close). */
+const LINGER_MS = 2000;
+
+/**
+ * Answers an HTTP/1.1 connection no handler has (its request unparsed, or a CONNECT) with `err`, and closes it. The
+ * socket is the listener's to end: Node took its own handlers off a CONNECT's, so a reset must not become an uncaught
+ * error, and a caller that keeps its side open (the listener allows half-open connections) must not hold it, or the
+ * listener's close, for ever: what it still sends is read and dropped, and the socket destroyed after LINGER_MS.
+ */
 function refuseOnSocket(socket: Socket, err: A2AError, code?: number): void {
+  socket.on('error', () => socket.destroy());
   if (!socket.writable) return void socket.destroy();
   const { status, body } = restRefusal(err, code);
+  socket.resume();
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/a2a+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.once('close', () => clearTimeout(linger));
 }

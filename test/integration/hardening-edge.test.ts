@@ -8,17 +8,20 @@
 //   after the lingering read); a body within it is asked for and served;
 //   another expectation is not acted on (Node answered it 417 without a body);
 // - CONNECT is METHOD_NOT_FOUND in the REST form (Node closed the connection
-//   without a word);
+//   without a word); a CONNECT caller that resets or keeps its side open
+//   neither ends the process nor holds its connection or the close;
 // - two Host fields, or none in HTTP/1.1 (RFC 9112 §3.2), are an A2A 400:
 //   Node keeps the first of two, and answered a missing one without a body;
 // - no header is dropped unseen: past Node's default 2,000 headers, an
 //   A2A-Version at the end still counts.
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import t from 'tap';
 import { pino } from 'pino';
 import { startGateway } from '../../src/server/gateway.js';
 import { brokenHttp } from '../helpers/broken-upstreams.js';
 import { gatewayConfig } from '../helpers/harness.js';
+import { waitFor } from '../helpers/wait.js';
 
 const reached: string[] = [];
 const agent = await brokenHttp((req, res) => {
@@ -148,6 +151,37 @@ t.test('CONNECT: METHOD_NOT_FOUND in the REST form, and the connection closes', 
     getTask,
   );
   tt.match(statusLine(after), /200/, 'the gateway keeps serving');
+});
+
+t.test('a CONNECT caller that resets, or keeps its side open, neither ends nor holds the gateway', async (tt) => {
+  // reset right after the request (with more bytes behind it): the handed-over socket's error is handled (unhandled,
+  // it would end this process)
+  const reset = connect(gw.httpPort, '127.0.0.1');
+  reset.on('error', () => undefined);
+  await once(reset, 'connect');
+  reset.write(`CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n${'x'.repeat(100_000)}`);
+  reset.resetAndDestroy();
+  const after = await exchange(
+    `POST / HTTP/1.1\r\nHost: a\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nContent-Length: ${getTask.length}\r\nConnection: close`,
+    getTask,
+  );
+  tt.match(statusLine(after), /200/, 'the gateway keeps serving');
+  // a gateway of its own, closed while a CONNECT caller keeps its side of the connection open
+  const own = await startGateway(
+    gatewayConfig([{ name: 'rpc', upstream: { url: agent.url, binding: 'JSONRPC' } }]),
+    pino({ level: 'silent' }),
+  );
+  const half = connect({ port: own.httpPort, host: '127.0.0.1', allowHalfOpen: true });
+  half.on('error', () => undefined);
+  let got = '';
+  half.on('data', (d: Buffer) => (got += d.toString()));
+  half.write('CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n');
+  await once(half, 'end');
+  tt.match(statusLine(got), /^HTTP\/1\.1 501 /, 'answered, then the gateway ends its side');
+  let closed = false;
+  void own.close().then(() => (closed = true));
+  await waitFor(() => closed, 'the gateway to close with the caller still half-open');
+  half.destroy();
 });
 
 t.test('two Host fields are a 400', async (tt) => {

@@ -113,6 +113,11 @@ t.test(
     const connect = await h2({ ':method': 'CONNECT', ':authority': 'agent.example:443' });
     t.equal(connect.head[':status'], 501, 'not the bodiless 405 Node answered');
     t.equal(connect.head['content-type'], 'application/a2a+json');
+    t.match(connect.head['x-request-id'], /^[\w-]{8,}$/, 'named as every answer is (the handler refused it)');
+    await waitFor(
+      () => lines.find((l) => l.outcome === 'METHOD_NOT_FOUND' && l.requestId === connect.head['x-request-id']),
+      'its access line',
+    );
     t.match(JSON.parse(connect.body), { error: { code: 501, message: /CONNECT/ } });
     const other = await h2({ ...rpcHead, expect: 'x-other' }, getTask('quick'));
     t.equal(other.head[':status'], 200, 'not the bodiless 417 Node answered');
