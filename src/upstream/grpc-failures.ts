@@ -2,8 +2,9 @@
 // than the agent answering (spec §10; "gRPC over HTTP2"): a failure of the
 // connection (refused, TLS, dropped) is UNAVAILABLE with its reason; the
 // agent's RST_STREAM of the call alone is that code's status, flagged
-// unprocessed (safe to send again) when it is REFUSED_STREAM before any answer;
-// a connection that drops after the call went out is flagged so (the agent
+// unprocessed (safe to send again) when it is REFUSED_STREAM before any answer
+// or above the last stream id of the agent's GOAWAY; a connection that drops
+// after the call went out is flagged so (the agent
 // may have it: a task's call is not reported as its endpoint unavailable);
 // how a call ended, read when its stream closed (unary and stream alike); and
 // how the gateway ends a call's stream itself (deadline, caller gone).
@@ -17,6 +18,8 @@ import { fromRstCode, grpcStatus, GrpcStatusError, statusOf, type GrpcMessageRea
 export interface SessionState {
   session: ClientHttp2Session;
   error?: Error;
+  /** The lowest last-stream id of the agent's GOAWAYs: a stream above it was never processed (RFC 9113 §6.8). */
+  goawayLastStreamId?: number;
 }
 
 /**
@@ -32,30 +35,44 @@ export function transportError(
 ): GrpcStatusError {
   const sessionGone = conn.error !== undefined || conn.session.closed || conn.session.destroyed;
   const rst = stream?.rstCode;
-  const refused = !answered && rst === http2.constants.NGHTTP2_REFUSED_STREAM;
+  const id = stream?.id;
+  // refused by the agent (REFUSED_STREAM), or above the last stream its GOAWAY says it processed
+  const refused =
+    !answered &&
+    (rst === http2.constants.NGHTTP2_REFUSED_STREAM ||
+      (id !== undefined && conn.goawayLastStreamId !== undefined && id > conn.goawayLastStreamId));
   if (!sessionGone && rst !== undefined && rst !== http2.constants.NGHTTP2_NO_ERROR) {
     const err = grpcStatus(fromRstCode(rst), `upstream reset the stream (code ${rst})`);
     err.unprocessed = refused;
     return err;
   }
-  const err = connectionError(e, conn, refused);
-  // a stream with an id went out on a connected session: the agent may have the call
-  if (!refused && !err.status.refused && stream?.id !== undefined) err.status.dropped = answered ? 'answer' : 'request';
-  return err;
+  // a stream with an id went out on a connected session: the agent may have the call (unless it said it has not)
+  return connectionError(e, conn, refused, id !== undefined ? (answered ? 'answer' : 'request') : undefined);
 }
 
-/** The connection's failure (refused, TLS, dropped) → UNAVAILABLE with its reason. */
-export function connectionError(e: unknown, conn: Pick<SessionState, 'error'>, refused: boolean): GrpcStatusError {
+/**
+ * The connection's failure (refused, TLS, dropped) → UNAVAILABLE with its reason; `sent`: how far the call had gone
+ * (flagged `dropped` unless it was refused unprocessed or the failure is TLS's: then the agent never took the call).
+ */
+export function connectionError(
+  e: unknown,
+  conn: Pick<SessionState, 'error'>,
+  refused: boolean,
+  sent?: 'request' | 'answer',
+): GrpcStatusError {
   const failure = (conn.error ?? e) as (Error & { code?: string; cause?: unknown }) | undefined;
   const cause = (failure?.code === 'ERR_HTTP2_STREAM_CANCEL' && failure.cause ? failure.cause : failure) as
     (Error & { code?: string }) | undefined;
   const code = cause?.code ?? '';
   const text = `${code ? `${code}: ` : ''}${cause?.message ?? String(e)}`;
-  const err = isTlsFailure(text)
+  const tls = isTlsFailure(text);
+  const err = tls
     ? grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream TLS failure: ${text}`)
     : grpcStatus(GRPC_CODES.UNAVAILABLE, `upstream connection dropped: ${text}`);
   err.unprocessed = refused;
   if (code === 'ECONNREFUSED') err.status.refused = true;
+  // (a TLS 1.3 client certificate is refused after the handshake, a stream already sent: still no call taken)
+  else if (sent && !refused && !tls) err.status.dropped = sent;
   return err;
 }
 

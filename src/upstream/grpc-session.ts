@@ -131,7 +131,11 @@ export class GrpcSession {
       conn.error ??= e;
       drop();
     });
-    session.on('goaway', drop);
+    session.on('goaway', (_code: number, lastStreamId: number) => {
+      // the streams above it were never processed: sent again (grpc-failures.ts), never counted as taken
+      conn.goawayLastStreamId = Math.min(conn.goawayLastStreamId ?? lastStreamId, lastStreamId);
+      drop();
+    });
     session.on('close', () => {
       clearTimeout(connecting);
       drop();

@@ -18,7 +18,11 @@ export const GRPC_V03: GrpcUpstreamDialect = {
     // a 0.3 agent sends no google.rpc details: its status code says what happened, per method
     if (e.metadata?.get('grpc-status-details-bin').length) return fromServiceError(e);
     const err = errorFromV03Grpc(e.code, e.details ?? '', { method: info.name });
-    err.connectionRefused = fromServiceError(e).connectionRefused;
+    // what the transport tells (refused, dropped after it was sent) is the same as for a 1.0 agent
+    const transport = fromServiceError(e);
+    err.connectionRefused = transport.connectionRefused;
+    err.connectionReset = transport.connectionReset;
+    err.answerCut = transport.answerCut;
     return err;
   },
 };
