@@ -6,7 +6,7 @@
 // cannot carry fails the call here, §3.3.2), and when the call ends — unary answer, stream
 // end, failure or caller gone — runs the stages' end hooks and writes the one
 // log line and the metrics (both with the caller's and the upstream's A2A
-// version, issue 13) and the span. Errors leave here redacted (no secret of
+// version, issue 13; a relayed stream's event count too) and the span. Errors leave here redacted (no secret of
 // the call in a message, §13) and mapped: caller gone = CANCELLED, drain =
 // SHUTTING_DOWN.
 import type { Readable } from 'node:stream';

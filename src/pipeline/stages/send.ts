@@ -7,7 +7,8 @@
 // empty answer where the method must return something, a stream without an event.
 // Streams end on the caller's signal, the drain's end, or the route's
 // timeouts (the first event within timeoutMs, then streamIdleTimeoutMs
-// between events), a relayed stream as a translated one.
+// between events), a relayed stream as a translated one; a piped SSE answer's
+// events are counted from its bytes as they pass (sse/event-count.ts).
 import { setMaxListeners } from 'node:events';
 import { Readable } from 'node:stream';
 import { create, isFieldSet, type DescMessage } from '@bufbuild/protobuf';
@@ -20,9 +21,9 @@ import { withIdleTimeout, type FirstEvent } from '../../core/idle-timeout.js';
 import type { AnyResponse, MethodInfo } from '../../core/methods.js';
 import { requiredViolations } from '../../core/validate.js';
 import { A2AError } from '../../errors/a2a-error.js';
-import { SseEventCount } from '../../sse/event-count.js';
 import { TaskState, type StreamResponse } from '../../gen/a2a_pb.js';
 import type { Metrics } from '../../ops/metrics.js';
+import { SseEventCount } from '../../sse/event-count.js';
 import { isRelay, type Answer, type Call } from '../call.js';
 import type { Handler } from '../stage.js';
 import { CallSignal, whenAborted, type AbortLike } from '../../util/call-signal.js';
