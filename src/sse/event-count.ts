@@ -33,6 +33,10 @@ export class SseEventCount {
 
   feed(b: Uint8Array): void {
     let i = this.bom >= 0 ? this.skipBom(b) : 0;
+    // the next LF and CR at or after i in this chunk (-1: none left), each searched again only once passed: a chunk
+    // of many short lines and no CR is not searched to its end once per line
+    let lf = -2;
+    let cr = -2;
     while (i < b.length) {
       const c = b[i]!;
       if (this.afterCr) {
@@ -60,8 +64,8 @@ export class SseEventCount {
         continue;
       }
       // the rest of the line tells nothing: on to its end
-      const lf = b.indexOf(LF, i);
-      const cr = b.indexOf(CR, i);
+      if (lf !== -1 && lf < i) lf = b.indexOf(LF, i);
+      if (cr !== -1 && cr < i) cr = b.indexOf(CR, i);
       const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
       if (end < 0) return; // the line goes on in the next chunk
       i = end;
